@@ -1,0 +1,231 @@
+/*
+ * agent/agent.c — the agent's life inside a process.
+ *
+ * Owns: hooking into Ruby (interposed ruby_init and _exit), starting and
+ * finishing the profile, and what happens at fork. Everything else is
+ * delegated: config.c reads RPERF_*, session.c finds the directory,
+ * sampler.c/worker.c/aggregator.c record, writer.c writes.
+ *
+ * How the agent gets control: the `ruby` of an --enable-shared build calls
+ * ruby_init() in libruby through the PLT; this library, preloaded, defines
+ * ruby_init too, so the call lands here. We call the real one (dlsym
+ * RTLD_NEXT), and with the VM now alive, start profiling. The profile is
+ * written by an end proc registered first (so it runs after every user
+ * at_exit handler), or, for exit!, from the interposed _exit().
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "aggregator.h"
+#include "config.h"
+#include "log.h"
+#include "procstats.h"
+#include "ruby_api.h"
+#include "sample_buf.h"
+#include "sampler.h"
+#include "session.h"
+#include "threads.h"
+#include "worker.h"
+#include "writer.h"
+
+/* Not in Ruby's public headers, but exported by libruby. */
+int ruby_thread_has_gvl_p(void);
+#pragma weak ruby_thread_has_gvl_p
+
+typedef enum agent_state {
+    AGENT_OFF,             /* not profiling (non-Ruby process, bad config, done) */
+    AGENT_ACTIVE,          /* sampling; the profile belongs to owner_pid */
+    AGENT_RESTART_PENDING, /* fork child waiting for its first safepoint */
+} agent_state;
+
+static atomic_int state = AGENT_OFF;
+static pid_t owner_pid;
+static rp_config cfg;
+static rp_session session;
+static bool is_fork_child;
+static int64_t start_realtime_ns, start_monotonic_ns;
+static rb_postponed_job_handle_t restart_job = POSTPONED_JOB_HANDLE_INVALID;
+
+static int64_t clock_ns(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* --- starting ------------------------------------------------------------ */
+
+/* GVL held: opens a new profile for this process (at boot, or in a fork
+ * child). */
+static void begin_profile(void)
+{
+    bool used_signal;
+    start_realtime_ns = clock_ns(CLOCK_REALTIME);
+    start_monotonic_ns = clock_ns(CLOCK_MONOTONIC);
+    owner_pid = getpid();
+    rp_sampler_begin();
+    if (rp_worker_start(&cfg, &used_signal) != 0) {
+        rp_sampler_end();
+        atomic_store(&state, AGENT_OFF);
+        return;
+    }
+    atomic_store(&state, AGENT_ACTIVE);
+}
+
+static void finish_profile(void);
+
+/* End proc — runs on the main thread with the GVL, after the program's own
+ * at_exit handlers (registered later, run earlier). */
+static void on_ruby_exit(VALUE unused)
+{
+    (void)unused;
+    finish_profile();
+}
+
+static void on_fork_child(void);
+static void restart_in_fork_child(void *unused);
+
+static void start_agent(void)
+{
+    if (rp_config_load(&cfg) != 0 || rp_session_open(&session) != 0)
+        return;
+    rp_procstats_capture_command();
+    if (rp_threads_init() != 0 || rp_sampler_init(cfg.mode) != 0)
+        return;
+    if (rp_sample_buf_init() != 0 || rp_aggregator_init(cfg.aggregate) != 0) {
+        rp_log("cannot profile: out of memory");
+        return;
+    }
+    restart_job = rb_postponed_job_preregister(0, restart_in_fork_child, NULL);
+    rb_set_end_proc(on_ruby_exit, Qnil);
+    pthread_atfork(NULL, NULL, on_fork_child);
+    begin_profile();
+}
+
+/* Interposes libruby's ruby_init(): main thread, before any Ruby code. */
+__attribute__((visibility("default"))) void ruby_init(void)
+{
+    static bool started;
+    void (*real_ruby_init)(void) = (void (*)(void))dlsym(RTLD_NEXT, "ruby_init");
+    if (!real_ruby_init) {
+        rp_log("cannot find libruby's ruby_init; is this an embedded static Ruby?");
+        abort();
+    }
+    real_ruby_init();
+    if (!started) {
+        started = true;
+        start_agent();
+    }
+}
+
+/* --- finishing ----------------------------------------------------------- */
+
+static void announce_session(bool wrote)
+{
+    if (!session.is_root || is_fork_child || cfg.quiet)
+        return;
+    int count = rp_session_count_profiles(&session);
+    if (!wrote && count == 0)
+        return;
+    rp_log("%d profile%s in %s — analyze with: rperf-analyze stat %s", count,
+           count == 1 ? "" : "s", session.display, session.display);
+}
+
+/* GVL held, on the thread that ends the process: stops sampling and writes
+ * this process's profile, once. */
+static void finish_profile(void)
+{
+    int expected = AGENT_ACTIVE;
+    if (getpid() != owner_pid || !atomic_compare_exchange_strong(&state, &expected, AGENT_OFF))
+        return;
+    rp_sampler_end();
+    rp_worker_stop();
+    rp_aggregator_fold(rp_sample_buf_active());
+    rp_threads_shutdown();
+
+    rp_write_request req = {
+        .cfg = &cfg,
+        .session = &session,
+        .stats = rp_sampler_stats_get(),
+        .detected_threads = rp_threads_detected(),
+        .start_realtime_ns = start_realtime_ns,
+        .start_monotonic_ns = start_monotonic_ns,
+        .label_pid = is_fork_child,
+    };
+    char path[RP_PATH_MAX + 64];
+    bool wrote = rp_writer_write(&req, path, sizeof(path)) == 0;
+    rp_aggregator_clear();
+    announce_session(wrote);
+}
+
+/* Interposes _exit(): Kernel#exit! (and Process.daemon's parent) leave
+ * through it without running end procs. Every process that preloads the
+ * agent passes here, so anything but our own profiled Ruby thread goes
+ * straight to the real _exit. */
+__attribute__((visibility("default"), noreturn)) void _exit(int status)
+{
+    if (atomic_load(&state) == AGENT_ACTIVE && getpid() == owner_pid && ruby_native_thread_p &&
+        ruby_thread_has_gvl_p && ruby_native_thread_p() && ruby_thread_has_gvl_p())
+        finish_profile();
+    void (*real_exit)(int) = (void (*)(int))dlsym(RTLD_NEXT, "_exit");
+    if (real_exit)
+        real_exit(status);
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}
+
+/* --- fork ------------------------------------------------------------------ */
+
+/* pthread_atfork child handler — in the child, right after fork(), single
+ * threaded, before Ruby's own after-fork work. Only resets state and asks
+ * for a restart at the first safepoint: Ruby carries triggered postponed
+ * jobs over fork (rb_vm_postponed_job_atfork). A child that only execs
+ * (spawn, system) never reaches a safepoint and so never restarts. */
+static void on_fork_child(void)
+{
+    if (atomic_load(&state) != AGENT_ACTIVE)
+        return;
+    rp_sampler_end();
+    rp_worker_forget();
+    rp_aggregator_after_fork();
+    owner_pid = 0;
+    atomic_store(&state, cfg.inherit ? AGENT_RESTART_PENDING : AGENT_OFF);
+    if (cfg.inherit)
+        rb_postponed_job_trigger(restart_job);
+}
+
+/* Postponed job — the fork child's main thread, GVL held. */
+static void restart_in_fork_child(void *unused)
+{
+    (void)unused;
+    if (atomic_load(&state) != AGENT_RESTART_PENDING)
+        return;
+    is_fork_child = true;
+    session.is_root = false;
+    rp_sample_buf_reset();
+    rp_aggregator_clear();
+    rp_sampler_stats_reset();
+    rp_threads_new_generation();
+    begin_profile();
+}
+
+/* --- load ------------------------------------------------------------------ */
+
+/* Library constructor — runs in every process that preloads the agent,
+ * Ruby or not, before main(). It must stay silent and cheap: the only work
+ * is to notice a `ruby` that defines ruby_init itself (a static build),
+ * whose calls never reach our ruby_init. */
+__attribute__((constructor)) static void on_load(void)
+{
+    void *resolved = dlsym(RTLD_DEFAULT, "ruby_init");
+    if (resolved && resolved != (void *)ruby_init)
+        rp_log("this program has Ruby linked in statically (a ruby built without "
+               "--enable-shared); rperf can only profile a ruby that uses libruby.so. "
+               "Running without profiling.");
+}

@@ -1,0 +1,131 @@
+/*
+ * agent/aggregator.c — folding samples into tables. See aggregator.h.
+ *
+ * Context: rp_aggregator_fold runs on the worker thread without the GVL and
+ * must not call Ruby. mark_tables runs inside Ruby's GC (GVL held) and
+ * takes `lock`, which fold holds for one buffer at a time, so the GC waits
+ * at most one fold; the worker never waits for the GVL, so this cannot
+ * deadlock.
+ */
+#include "aggregator.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/hash.h"
+#include "../common/idxset.h"
+#include "../common/vec.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static rp_aggregate tables;
+static size_t frames_cap;
+static rp_idxset frame_index;
+static VALUE mark_object = Qnil;
+
+/* GC mark function — GVL held, inside GC: mark, nothing else. */
+static void mark_tables(void *unused)
+{
+    (void)unused;
+    pthread_mutex_lock(&lock);
+    rp_sample_buf_mark();
+    for (size_t i = 0; i < tables.frame_count; i++)
+        rb_gc_mark(tables.frames[i]); /* rb_gc_mark pins: frame VALUEs never move */
+    pthread_mutex_unlock(&lock);
+}
+
+static const rb_data_type_t mark_type = {
+    .wrap_struct_name = "rperf_agent_tables",
+    .function = {.dmark = mark_tables},
+};
+
+int rp_aggregator_init(bool aggregate)
+{
+    memset(&tables, 0, sizeof(tables));
+    frames_cap = 0;
+    rp_idxset_init(&frame_index);
+    rp_stack_table_init(&tables.stacks);
+    rp_sample_table_init(&tables.samples, aggregate);
+    if (mark_object == Qnil) {
+        mark_object = rb_data_typed_object_wrap(0, &tables, &mark_type);
+        rb_gc_register_address(&mark_object);
+    }
+    return 0;
+}
+
+struct frame_key {
+    VALUE value;
+};
+
+static bool frame_equals(const void *ctx, uint32_t index)
+{
+    return tables.frames[index] == ((const struct frame_key *)ctx)->value;
+}
+
+static uint32_t frame_id(VALUE v)
+{
+    uint64_t hash = rp_hash_mix64((uint64_t)v);
+    struct frame_key key = {v};
+    uint32_t id = rp_idxset_find(&frame_index, hash, frame_equals, &key);
+    if (id != RP_IDX_NONE)
+        return id;
+    if (RP_VEC_RESERVE(tables.frames, frames_cap, tables.frame_count + 1) != 0)
+        return RP_IDX_NONE;
+    id = (uint32_t)tables.frame_count;
+    if (rp_idxset_insert(&frame_index, hash, id) != 0)
+        return RP_IDX_NONE;
+    tables.frames[id] = v;
+    tables.frame_count++;
+    return id;
+}
+
+static bool fold_sample(const rp_sample_buf *buf, const rp_buffered_sample *s)
+{
+    uint32_t ids[RP_STACK_MAX];
+    for (uint32_t d = 0; d < s->depth; d++) {
+        ids[d] = frame_id(buf->frames[s->frame_offset + d]);
+        if (ids[d] == RP_IDX_NONE)
+            return false;
+    }
+    uint32_t stack = rp_stack_table_intern(&tables.stacks, ids, s->depth);
+    return stack != RP_IDX_NONE &&
+           rp_sample_table_add(&tables.samples, stack, s->thread_seq, s->vm_state, s->weight) ==
+               RP_SAMPLE_OK;
+}
+
+void rp_aggregator_fold(rp_sample_buf *buf)
+{
+    pthread_mutex_lock(&lock);
+    for (uint32_t i = 0; i < buf->count; i++)
+        if (!fold_sample(buf, &buf->samples[i]))
+            tables.dropped++;
+    /* Emptied under the lock: the GC mark function reads frame_count. */
+    buf->count = 0;
+    buf->frame_count = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+const rp_aggregate *rp_aggregator_tables(void)
+{
+    return &tables;
+}
+
+void rp_aggregator_clear(void)
+{
+    pthread_mutex_lock(&lock);
+    bool aggregate = tables.samples.aggregate;
+    free(tables.frames);
+    rp_idxset_free(&frame_index);
+    rp_stack_table_free(&tables.stacks);
+    rp_sample_table_free(&tables.samples);
+    memset(&tables, 0, sizeof(tables));
+    frames_cap = 0;
+    rp_stack_table_init(&tables.stacks);
+    rp_sample_table_init(&tables.samples, aggregate);
+    pthread_mutex_unlock(&lock);
+}
+
+void rp_aggregator_after_fork(void)
+{
+    pthread_mutex_init(&lock, NULL);
+}

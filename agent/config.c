@@ -1,0 +1,93 @@
+/*
+ * agent/config.c — RPERF_* parsing. See config.h.
+ *
+ * Context: main thread inside ruby_init (GVL held); reads environ only.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+/* Strict decimal integer: digits only, no sign, no spaces, fits in long. */
+static bool parse_long(const char *s, long *out)
+{
+    if (!s || !*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 9)
+        return false;
+    errno = 0;
+    *out = strtol(s, NULL, 10);
+    return errno == 0;
+}
+
+static int invalid(const char *var, const char *value, const char *accepted)
+{
+    rp_log("invalid %s=\"%s\": expected %s; running without profiling", var, value, accepted);
+    return -1;
+}
+
+static int load_mode(rp_config *cfg)
+{
+    const char *v = getenv("RPERF_MODE");
+    if (!v || strcmp(v, "cpu") == 0)
+        cfg->mode = RP_MODE_CPU;
+    else if (strcmp(v, "wall") == 0)
+        cfg->mode = RP_MODE_WALL;
+    else
+        return invalid("RPERF_MODE", v, "cpu or wall");
+    return 0;
+}
+
+static int load_frequency(rp_config *cfg)
+{
+    const char *v = getenv("RPERF_FREQUENCY");
+    long hz = RP_FREQUENCY_DEFAULT;
+    if (v && (!parse_long(v, &hz) || hz < RP_FREQUENCY_MIN || hz > RP_FREQUENCY_MAX))
+        return invalid("RPERF_FREQUENCY", v, "an integer from 1 to 10000 (Hz)");
+    cfg->frequency = (int)hz;
+    return 0;
+}
+
+static int load_signal(rp_config *cfg)
+{
+    const char *v = getenv("RPERF_SIGNAL");
+    long sig = SIGRTMIN + 8;
+    if (v && strcmp(v, "false") == 0) {
+        cfg->timer_signal = 0;
+        return 0;
+    }
+    if (v && (!parse_long(v, &sig) || sig < SIGRTMIN || sig > SIGRTMAX))
+        return invalid("RPERF_SIGNAL", v,
+                       "a real-time signal number (SIGRTMIN..SIGRTMAX) or false");
+    cfg->timer_signal = (int)sig;
+    return 0;
+}
+
+/* A 0/1 switch; `name` is the variable. */
+static int load_flag(const char *name, bool fallback, bool *dst)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        *dst = fallback;
+    else if (strcmp(v, "1") == 0)
+        *dst = true;
+    else if (strcmp(v, "0") == 0)
+        *dst = false;
+    else
+        return invalid(name, v, "0 or 1");
+    return 0;
+}
+
+int rp_config_load(rp_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    if (load_mode(cfg) != 0 || load_frequency(cfg) != 0 || load_signal(cfg) != 0 ||
+        load_flag("RPERF_AGGREGATE", true, &cfg->aggregate) != 0 ||
+        load_flag("RPERF_INHERIT", true, &cfg->inherit) != 0 ||
+        load_flag("RPERF_QUIET", false, &cfg->quiet) != 0 ||
+        load_flag("RPERF_VERBOSE", false, &cfg->verbose) != 0)
+        return -1;
+    return 0;
+}

@@ -1,0 +1,33 @@
+/*
+ * agent/config.h — the agent's configuration from RPERF_* variables.
+ *
+ * Owns: parsing and validating the environment (spec §4). Runs once in the
+ * interposed ruby_init() on the main thread, so a non-Ruby process never
+ * parses anything and never prints about a bad value.
+ */
+#ifndef RPERF_AGENT_CONFIG_H
+#define RPERF_AGENT_CONFIG_H
+
+#include <stdbool.h>
+
+#include "../common/profile.h"
+
+#define RP_FREQUENCY_MIN 1
+#define RP_FREQUENCY_MAX 10000
+#define RP_FREQUENCY_DEFAULT 1000
+
+typedef struct rp_config {
+    rp_mode mode;
+    int frequency;    /* Hz */
+    int timer_signal; /* real-time signal number; 0 = sleeping thread */
+    bool aggregate;
+    bool inherit;
+    bool quiet;
+    bool verbose;
+} rp_config;
+
+/* Fills `cfg` from the environment. On an invalid value, prints one line
+ * naming the variable and the accepted values and returns -1. */
+int rp_config_load(rp_config *cfg);
+
+#endif

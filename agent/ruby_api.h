@@ -1,0 +1,56 @@
+/*
+ * agent/ruby_api.h — the Ruby C API as the agent may use it.
+ *
+ * Owns: the list of Ruby symbols the agent references, every one declared
+ * weak. The agent is preloaded into every process a Ruby program starts
+ * (sh, ls, compilers), where libruby is absent; weak references resolve to
+ * NULL there instead of failing the load, also under LD_BIND_NOW=1. The
+ * agent calls none of them before its interposed ruby_init() has run, so
+ * they are only called when libruby is present. A test checks with nm that
+ * no strong Ruby reference slips in.
+ */
+#ifndef RPERF_AGENT_RUBY_API_H
+#define RPERF_AGENT_RUBY_API_H
+
+/* Keep libc's snprintf & co.: Ruby would otherwise substitute its own. */
+#define RUBY_DONT_SUBST 1
+#include <ruby/ruby.h>
+#include <ruby/debug.h>
+#include <ruby/thread.h>
+#include <ruby/version.h>
+
+/* Ruby maps errno to its own accessor (rb_errno_ptr); the agent runs in
+ * threads and signal handlers where only libc's thread-local errno is
+ * right, so restore glibc's definition. */
+#include <errno.h>
+#undef errno
+#define errno (*__errno_location())
+
+#pragma weak rb_postponed_job_preregister
+#pragma weak rb_postponed_job_trigger
+#pragma weak rb_profile_frames
+#pragma weak rb_profile_frame_path
+#pragma weak rb_profile_frame_full_label
+#pragma weak rb_thread_current
+#pragma weak rb_internal_thread_specific_key_create
+#pragma weak rb_internal_thread_specific_get
+#pragma weak rb_internal_thread_specific_set
+#pragma weak rb_internal_thread_add_event_hook
+#pragma weak rb_internal_thread_remove_event_hook
+#pragma weak rb_add_event_hook
+#pragma weak rb_remove_event_hook
+#pragma weak rb_set_end_proc
+#pragma weak rb_data_typed_object_wrap
+#pragma weak rb_gc_register_address
+#pragma weak rb_gc_mark
+#pragma weak rb_gc_stat
+#pragma weak rb_intern2
+#pragma weak rb_id2sym
+#pragma weak rb_protect
+#pragma weak rb_eval_string_protect
+#pragma weak rb_num2dbl
+#pragma weak ruby_thread_has_gvl_p
+#pragma weak ruby_native_thread_p
+#pragma weak ruby_version
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * agent/sample_buf.h — the double buffer between sampling and aggregation.
+ *
+ * Owns: two fixed-size buffers of captured samples (frame VALUEs + weight,
+ * thread, VM state). The postponed job appends to the active one; when it
+ * is half full it is handed to the worker thread, which folds it into the
+ * aggregator and hands it back empty. Nothing on the sampling path
+ * allocates, locks or makes a syscall besides sem_post at a hand-over.
+ */
+#ifndef RPERF_AGENT_SAMPLE_BUF_H
+#define RPERF_AGENT_SAMPLE_BUF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ruby_api.h"
+
+#define RP_STACK_MAX 512 /* frames kept per sample; deeper stacks keep the leaf side */
+#define RP_BUF_SAMPLES 4096
+#define RP_BUF_FRAMES (1u << 17)
+
+/* VM state of a sample; the writer turns it into a label set. */
+typedef enum rp_vm_state {
+    RP_VM_RUNNING = 0,
+    RP_VM_GVL_BLOCKED = 1,
+    RP_VM_GVL_WAIT = 2,
+    RP_VM_GC_MARK = 3,
+    RP_VM_GC_SWEEP = 4,
+    RP_VM_STATE_COUNT
+} rp_vm_state;
+
+typedef struct rp_buffered_sample {
+    uint32_t frame_offset;
+    uint16_t depth;
+    uint8_t vm_state;
+    uint32_t thread_seq;
+    int64_t weight;
+} rp_buffered_sample;
+
+typedef struct rp_sample_buf {
+    uint32_t count;
+    uint32_t frame_count;
+    rp_buffered_sample samples[RP_BUF_SAMPLES];
+    VALUE frames[RP_BUF_FRAMES];
+} rp_sample_buf;
+
+/* Main thread at start: allocates both buffers. Returns 0 or -1. */
+int rp_sample_buf_init(void);
+void rp_sample_buf_free(void);
+
+/* GVL held (postponed job, GC hooks): captures the current thread's stack
+ * with `weight`. Returns false when the sample had to be dropped (both
+ * buffers full) or there was no Ruby frame. *truncated is set when the
+ * stack was deeper than RP_STACK_MAX. */
+bool rp_sample_buf_capture(uint32_t thread_seq, rp_vm_state state, int64_t weight,
+                           bool *truncated);
+
+/* Worker thread: the buffer handed over for folding, or NULL. */
+rp_sample_buf *rp_sample_buf_take_full(void);
+/* Worker thread: gives a folded (and so emptied) buffer back. */
+void rp_sample_buf_return(rp_sample_buf *buf);
+
+/* After the worker has stopped (GVL held): the buffer still being filled. */
+rp_sample_buf *rp_sample_buf_active(void);
+
+/* GC mark (GVL held, aggregator lock held): marks every buffered frame. */
+void rp_sample_buf_mark(void);
+
+/* Fork child: forgets everything buffered in the parent. */
+void rp_sample_buf_reset(void);
+
+/* Set by the worker module: called (async-signal-safe) at a hand-over. */
+void rp_sample_buf_set_wakeup(void (*wake)(void));
+
+#endif

@@ -1,0 +1,114 @@
+/*
+ * agent/sampler.c — the sampling postponed job. See sampler.h.
+ *
+ * Context: sample_job runs on the Ruby thread that holds the GVL, at a
+ * safepoint, inside whatever Ruby code was running: it must not allocate
+ * Ruby objects, raise, or block. It reads the clock twice, looks up the
+ * thread's record and copies the frame VALUEs into the sample buffer.
+ */
+#include "sampler.h"
+
+#include <stdatomic.h>
+#include <time.h>
+
+#include "log.h"
+#include "ruby_api.h"
+#include "sample_buf.h"
+#include "threads.h"
+
+static rb_postponed_job_handle_t job_handle = POSTPONED_JOB_HANDLE_INVALID;
+static clockid_t sample_clock = CLOCK_THREAD_CPUTIME_ID;
+static rp_mode sample_mode;
+static atomic_bool accepting;
+static atomic_uint_fast64_t trigger_count;
+/* Written only by the GVL holder. */
+static rp_sampler_stats stats;
+
+int64_t rp_sampler_clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(sample_clock, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void rp_sampler_record(uint32_t thread_seq, int vm_state, int64_t weight)
+{
+    bool truncated;
+    if (!rp_sample_buf_capture(thread_seq, (rp_vm_state)vm_state, weight, &truncated))
+        stats.dropped_samples++;
+    if (truncated)
+        stats.truncated_samples++;
+}
+
+/* Postponed job — Ruby thread with the GVL, at a safepoint. */
+static void sample_job(void *unused)
+{
+    (void)unused;
+    if (!atomic_load_explicit(&accepting, memory_order_relaxed))
+        return;
+    int64_t now = rp_sampler_clock_ns();
+    bool is_new;
+    rp_thread *t = rp_threads_current(&is_new);
+    if (!t) {
+        stats.dropped_samples++;
+        return;
+    }
+    /* A thread first seen in cpu mode has spent all its CPU time since it
+     * started (after profiling began); in wall mode its start is unknown,
+     * so its clock starts now. */
+    if (is_new)
+        t->prev_ns = sample_mode == RP_MODE_CPU ? 0 : now;
+    int64_t weight = now - t->prev_ns;
+    t->prev_ns = now;
+    if (weight > 0)
+        rp_sampler_record(t->thread_seq, RP_VM_RUNNING, weight);
+    stats.sampling_count++;
+    stats.sampling_time_ns += (uint64_t)(rp_sampler_clock_ns() - now);
+}
+
+int rp_sampler_init(rp_mode mode)
+{
+    sample_mode = mode;
+    sample_clock = mode == RP_MODE_CPU ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+    if (job_handle == POSTPONED_JOB_HANDLE_INVALID)
+        job_handle = rb_postponed_job_preregister(0, sample_job, NULL);
+    if (job_handle == POSTPONED_JOB_HANDLE_INVALID) {
+        rp_log("cannot profile: Ruby refused to register the sampling job");
+        return -1;
+    }
+    return 0;
+}
+
+void rp_sampler_begin(void)
+{
+    bool is_new;
+    rp_thread *t = rp_threads_current(&is_new);
+    if (t)
+        t->prev_ns = rp_sampler_clock_ns();
+    atomic_store(&accepting, true);
+}
+
+void rp_sampler_end(void)
+{
+    atomic_store(&accepting, false);
+}
+
+/* Signal handler or worker thread: async-signal-safe. */
+void rp_sampler_trigger(void)
+{
+    atomic_fetch_add_explicit(&trigger_count, 1, memory_order_relaxed);
+    rb_postponed_job_trigger(job_handle);
+}
+
+rp_sampler_stats rp_sampler_stats_get(void)
+{
+    rp_sampler_stats s = stats;
+    s.trigger_count = atomic_load(&trigger_count);
+    return s;
+}
+
+void rp_sampler_stats_reset(void)
+{
+    stats = (rp_sampler_stats){0};
+    atomic_store(&trigger_count, 0);
+}

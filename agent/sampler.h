@@ -1,0 +1,50 @@
+/*
+ * agent/sampler.h — taking samples at Ruby safepoints.
+ *
+ * Owns: the postponed job that the timer triggers, the weighting of each
+ * sample by the time its thread spent since its previous sample (thread
+ * CPU clock in cpu mode, monotonic clock in wall mode), and the sampling
+ * statistics of spec §3.
+ */
+#ifndef RPERF_AGENT_SAMPLER_H
+#define RPERF_AGENT_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../common/profile.h"
+
+typedef struct rp_sampler_stats {
+    uint64_t trigger_count;    /* timer ticks that asked for a sample */
+    uint64_t sampling_count;   /* postponed jobs that took a sample */
+    uint64_t sampling_time_ns; /* time spent inside those jobs */
+    uint64_t dropped_samples;  /* samples lost: buffers full or no memory */
+    uint64_t truncated_samples;/* stacks cut at the capture depth */
+} rp_sampler_stats;
+
+/* Main thread, GVL held: registers the postponed job (once per process).
+ * Returns 0 or -1 (already logged). */
+int rp_sampler_init(rp_mode mode);
+
+/* GVL held: starts accepting samples; the calling thread's clock starts
+ * now, so time before this point is not attributed. */
+void rp_sampler_begin(void);
+/* GVL held: further triggers take no sample. */
+void rp_sampler_end(void);
+
+/* Any context, async-signal-safe: counts a tick and asks Ruby to run the
+ * sampling job at the next safepoint. */
+void rp_sampler_trigger(void);
+
+/* The mode's clock for the calling thread, in ns. */
+int64_t rp_sampler_clock_ns(void);
+
+/* GVL held: records a sample with an explicit VM state and weight for the
+ * current stack (used by the GVL and GC trackers). */
+void rp_sampler_record(uint32_t thread_seq, int vm_state, int64_t weight);
+
+rp_sampler_stats rp_sampler_stats_get(void);
+/* Fork child: counters restart from zero. */
+void rp_sampler_stats_reset(void);
+
+#endif

@@ -1,0 +1,113 @@
+/*
+ * agent/threads.c — per-thread records. See threads.h.
+ *
+ * Records are created with the GVL held (postponed job) and handed back by
+ * the EXITED thread event hook, which runs without the GVL: that hook only
+ * pushes the record on a lock-free free list (no lock, no allocation); the
+ * next thread seen pops it. There is one consumer (the GVL holder), so the
+ * Treiber stack cannot suffer ABA.
+ */
+#include "threads.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "log.h"
+
+static rb_internal_thread_specific_key_t thread_key;
+static rb_internal_thread_event_hook_t *exit_hook;
+static _Atomic(rp_thread *) free_records;
+static uint32_t generation = 1;
+static uint32_t next_thread_seq = 1;
+
+/* EXITED hook — runs on the exiting thread WITHOUT the GVL. Touches only the
+ * thread's own record and the atomic free list. */
+static void on_thread_exited(rb_event_flag_t event, const rb_internal_thread_event_data_t *data,
+                             void *user_data)
+{
+    (void)event;
+    (void)user_data;
+    rp_thread *t = rb_internal_thread_specific_get(data->thread, thread_key);
+    if (!t)
+        return;
+    rb_internal_thread_specific_set(data->thread, thread_key, NULL);
+    rp_thread *head = atomic_load_explicit(&free_records, memory_order_relaxed);
+    do {
+        t->next_free = head;
+    } while (!atomic_compare_exchange_weak_explicit(&free_records, &head, t, memory_order_release,
+                                                    memory_order_relaxed));
+}
+
+static VALUE create_key(VALUE unused)
+{
+    (void)unused;
+    thread_key = rb_internal_thread_specific_key_create();
+    return Qnil;
+}
+
+int rp_threads_init(void)
+{
+    int state = 0;
+    /* Raises ThreadError when the process already uses all keys. */
+    rb_protect(create_key, Qnil, &state);
+    if (state) {
+        rp_log("cannot profile: no free thread-specific storage key in this Ruby");
+        return -1;
+    }
+    exit_hook = rb_internal_thread_add_event_hook(on_thread_exited,
+                                                  RUBY_INTERNAL_THREAD_EVENT_EXITED, NULL);
+    return 0;
+}
+
+static rp_thread *pop_free_record(void)
+{
+    rp_thread *head = atomic_load_explicit(&free_records, memory_order_acquire);
+    while (head && !atomic_compare_exchange_weak_explicit(&free_records, &head, head->next_free,
+                                                          memory_order_acquire,
+                                                          memory_order_acquire))
+        ;
+    return head;
+}
+
+rp_thread *rp_threads_current(bool *is_new)
+{
+    VALUE thread = rb_thread_current();
+    rp_thread *t = rb_internal_thread_specific_get(thread, thread_key);
+    *is_new = false;
+    if (t && t->generation == generation)
+        return t;
+    if (!t) {
+        t = pop_free_record();
+        if (!t)
+            t = malloc(sizeof(*t));
+        if (!t)
+            return NULL;
+        rb_internal_thread_specific_set(thread, thread_key, t);
+    }
+    t->prev_ns = 0;
+    t->thread_seq = next_thread_seq++;
+    t->generation = generation;
+    t->thread = thread;
+    t->next_free = NULL;
+    *is_new = true;
+    return t;
+}
+
+uint32_t rp_threads_detected(void)
+{
+    return next_thread_seq - 1;
+}
+
+void rp_threads_new_generation(void)
+{
+    generation++;
+    next_thread_seq = 1;
+}
+
+void rp_threads_shutdown(void)
+{
+    if (exit_hook) {
+        rb_internal_thread_remove_event_hook(exit_hook);
+        exit_hook = NULL;
+    }
+}

@@ -1,0 +1,45 @@
+/*
+ * agent/threads.h — what the agent knows about each Ruby thread.
+ *
+ * Owns: the per-thread record (clock at the previous sample, thread_seq),
+ * found through Ruby's thread-specific storage, created when a thread is
+ * first seen and recycled when it exits; thread numbering 1, 2, ... in the
+ * order threads are first seen.
+ */
+#ifndef RPERF_AGENT_THREADS_H
+#define RPERF_AGENT_THREADS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ruby_api.h"
+
+typedef struct rp_thread {
+    int64_t prev_ns;      /* the mode's clock at this thread's previous sample */
+    uint32_t thread_seq;  /* 1-based, in the order first seen */
+    uint32_t generation;  /* profile generation the record belongs to */
+    VALUE thread;         /* the Ruby Thread (not marked: only compared) */
+    struct rp_thread *next_free;
+} rp_thread;
+
+/* Main thread, GVL held: creates the storage key and the exit hook.
+ * Returns 0 or -1 (already logged). */
+int rp_threads_init(void);
+
+/* Postponed job or main thread (GVL held): the record of the current
+ * thread, created on first sight with *is_new set; NULL when out of memory.
+ * A new record's prev_ns is 0 — the caller sets it. */
+rp_thread *rp_threads_current(bool *is_new);
+
+/* GVL held: number of threads seen in this profile generation. */
+uint32_t rp_threads_detected(void);
+
+/* Fork child, before any other thread exists: starts a new generation, so
+ * every record is re-initialised on its next sighting and numbering starts
+ * again from 1. */
+void rp_threads_new_generation(void);
+
+/* End of profiling (GVL held): stops listening to thread exits. */
+void rp_threads_shutdown(void);
+
+#endif

@@ -1,0 +1,120 @@
+/*
+ * agent/timer.c — signal timer and sleeping ticker. See timer.h.
+ */
+#include "timer.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+#include "sampler.h"
+
+static timer_t tick_timer;
+static bool timer_running;
+static int claimed_signal;
+static struct sigaction previous_action;
+
+/* Signal handler — runs on the worker thread (the only thread the timer
+ * targets). Async-signal-safe: an atomic add and rb_postponed_job_trigger. */
+static void on_tick(int signo, siginfo_t *info, void *context)
+{
+    (void)signo;
+    (void)info;
+    (void)context;
+    int saved_errno = errno;
+    rp_sampler_trigger();
+    errno = saved_errno;
+}
+
+int rp_timer_claim_signal(int signo)
+{
+    struct sigaction current;
+    if (sigaction(signo, NULL, &current) != 0)
+        return -1;
+    /* Ours already when a fork child inherits the parent's disposition. */
+    bool ours = (current.sa_flags & SA_SIGINFO) && current.sa_sigaction == on_tick;
+    bool has_handler = (current.sa_flags & SA_SIGINFO) ? current.sa_sigaction != NULL
+                                                       : current.sa_handler != SIG_DFL;
+    if (has_handler && !ours)
+        return -1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = on_tick;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigfillset(&sa.sa_mask);
+    if (sigaction(signo, &sa, &previous_action) != 0)
+        return -1;
+    claimed_signal = signo;
+    return 0;
+}
+
+static struct timespec interval_of(int frequency)
+{
+    int64_t ns = 1000000000 / frequency;
+    return (struct timespec){.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
+}
+
+int rp_timer_start_signal(int signo, pid_t tid, int frequency)
+{
+    struct sigevent sev;
+    memset(&sev, 0, sizeof(sev));
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = signo;
+    sev._sigev_un._tid = tid;
+    if (timer_create(CLOCK_MONOTONIC, &sev, &tick_timer) != 0)
+        return -1;
+    struct itimerspec its = {.it_interval = interval_of(frequency), .it_value = interval_of(frequency)};
+    if (timer_settime(tick_timer, 0, &its, NULL) != 0) {
+        int err = errno;
+        timer_delete(tick_timer);
+        errno = err;
+        return -1;
+    }
+    timer_running = true;
+    return 0;
+}
+
+void rp_timer_stop_signal(void)
+{
+    if (timer_running) {
+        timer_delete(tick_timer);
+        timer_running = false;
+    }
+}
+
+void rp_timer_release_signal(void)
+{
+    /* Only once no tick can be pending: restoring SIG_DFL earlier would let
+     * a late real-time signal terminate the process. */
+    if (claimed_signal) {
+        sigaction(claimed_signal, &previous_action, NULL);
+        claimed_signal = 0;
+    }
+}
+
+static void add_ns(struct timespec *ts, int64_t ns)
+{
+    ts->tv_nsec += ns % 1000000000;
+    ts->tv_sec += ns / 1000000000;
+    if (ts->tv_nsec >= 1000000000) {
+        ts->tv_nsec -= 1000000000;
+        ts->tv_sec++;
+    }
+}
+
+void rp_ticker_start(rp_ticker *t, int frequency)
+{
+    t->interval_ns = 1000000000 / frequency;
+    clock_gettime(CLOCK_MONOTONIC, &t->deadline);
+    add_ns(&t->deadline, t->interval_ns);
+}
+
+void rp_ticker_advance(rp_ticker *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    add_ns(&t->deadline, t->interval_ns);
+    int64_t behind = (now.tv_sec - t->deadline.tv_sec) * 1000000000 + (now.tv_nsec - t->deadline.tv_nsec);
+    if (behind > 0)
+        add_ns(&t->deadline, (behind / t->interval_ns + 1) * t->interval_ns);
+}

@@ -1,0 +1,47 @@
+/*
+ * agent/timer.h — the sampling clock.
+ *
+ * Owns: the two ways of ticking at the configured frequency. Signal mode:
+ * a POSIX timer (timer_create, CLOCK_MONOTONIC) delivers a real-time
+ * signal to the worker thread only (SIGEV_THREAD_ID), whose handler calls
+ * rp_sampler_trigger. Sleeping mode: the worker thread itself sleeps to
+ * absolute deadlines (RPERF_SIGNAL=false, or when the program already
+ * handles the chosen signal).
+ */
+#ifndef RPERF_AGENT_TIMER_H
+#define RPERF_AGENT_TIMER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* Main thread: installs the tick handler for `signo`, unless the program
+ * already has a handler there. Returns 0, or -1 when the signal is taken
+ * (then nothing was changed). */
+int rp_timer_claim_signal(int signo);
+
+/* Main thread: starts a periodic timer sending `signo` to thread `tid`.
+ * Returns 0 or -1 (errno set). */
+int rp_timer_start_signal(int signo, pid_t tid, int frequency);
+
+/* Main thread: stops the periodic timer (pending ticks may still arrive
+ * until the worker thread has exited). */
+void rp_timer_stop_signal(void);
+
+/* Main thread, after the worker thread has exited: puts back the
+ * program's previous disposition of the signal. */
+void rp_timer_release_signal(void);
+
+/* Sleeping mode (worker thread): absolute CLOCK_MONOTONIC deadlines. */
+typedef struct rp_ticker {
+    struct timespec deadline;
+    int64_t interval_ns;
+} rp_ticker;
+
+void rp_ticker_start(rp_ticker *t, int frequency);
+/* Moves to the next deadline in the future; ticks missed while the
+ * machine was busy are skipped, not replayed in a burst. */
+void rp_ticker_advance(rp_ticker *t);
+
+#endif

@@ -1,0 +1,29 @@
+/*
+ * agent/worker.h — the agent's one background thread.
+ *
+ * Owns: the worker thread's life. It is the target of the timer signal (or
+ * itself the sleeping ticker) and folds each buffer the sampler hands over
+ * into the aggregator, without ever taking the GVL. All signals other than
+ * the timer's are blocked in it, so the program's own signals always reach
+ * the program's threads.
+ */
+#ifndef RPERF_AGENT_WORKER_H
+#define RPERF_AGENT_WORKER_H
+
+#include <stdbool.h>
+
+#include "config.h"
+
+/* Main thread (GVL held): starts the worker and its timer. With a busy
+ * timer signal it falls back to the sleeping ticker. *used_signal tells
+ * which timer runs. Returns 0 or -1 (already logged). */
+int rp_worker_start(const rp_config *cfg, bool *used_signal);
+
+/* Main thread (GVL held): stops the timer, lets the worker fold what was
+ * handed over, joins it. Idempotent. */
+void rp_worker_stop(void);
+
+/* Fork child: the worker thread does not exist here; forget it. */
+void rp_worker_forget(void);
+
+#endif

@@ -1,0 +1,172 @@
+/*
+ * agent/writer.c — building and writing the profile. See writer.h.
+ *
+ * Context: end of profiling (at_exit end proc, exit!, or stop), on a Ruby
+ * thread holding the GVL, after the worker thread has stopped: it may call
+ * Ruby to resolve frames (which allocates strings and may run GC) and may
+ * allocate freely.
+ */
+#include "writer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/profile_write.h"
+#include "../common/schema.h"
+#include "aggregator.h"
+#include "log.h"
+#include "procstats.h"
+#include "ruby_api.h"
+
+static uint32_t intern_value(rp_profile *p, VALUE str, const char *fallback)
+{
+    if (!RB_TYPE_P(str, T_STRING))
+        return rp_profile_cstring(p, fallback);
+    return rp_profile_string(p, RSTRING_PTR(str), (size_t)RSTRING_LEN(str));
+}
+
+/* Frame id of the agent → frame id of the profile. */
+static uint32_t *resolve_frames(rp_profile *p, const rp_aggregate *agg)
+{
+    uint32_t *map = calloc(agg->frame_count ? agg->frame_count : 1, sizeof(uint32_t));
+    if (!map)
+        return NULL;
+    for (size_t i = 0; i < agg->frame_count; i++) {
+        VALUE frame = agg->frames[i];
+        uint32_t path = intern_value(p, rb_profile_frame_path(frame), RP_C_METHOD_PATH);
+        uint32_t label = intern_value(p, rb_profile_frame_full_label(frame), "");
+        map[i] = rp_profile_frame(p, path, label);
+        if (map[i] == RP_IDX_NONE) {
+            free(map);
+            return NULL;
+        }
+    }
+    return map;
+}
+
+/* Label set of each VM state, with %pid added in fork children. */
+static int compose_label_sets(rp_profile *p, bool label_pid, uint32_t out[RP_VM_STATE_COUNT])
+{
+    static const char *const state_labels[RP_VM_STATE_COUNT][2] = {
+        [RP_VM_RUNNING] = {NULL, NULL},
+        [RP_VM_GVL_BLOCKED] = {RP_LABEL_GVL, RP_LABEL_GVL_BLOCKED},
+        [RP_VM_GVL_WAIT] = {RP_LABEL_GVL, RP_LABEL_GVL_WAIT},
+        [RP_VM_GC_MARK] = {RP_LABEL_GC, RP_LABEL_GC_MARK},
+        [RP_VM_GC_SWEEP] = {RP_LABEL_GC, RP_LABEL_GC_SWEEP},
+    };
+    char pid[24];
+    snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+    for (int s = 0; s < RP_VM_STATE_COUNT; s++) {
+        rp_label pairs[2];
+        uint32_t n = 0;
+        if (state_labels[s][0])
+            pairs[n++] = (rp_label){rp_profile_cstring(p, state_labels[s][0]),
+                                    rp_profile_cstring(p, state_labels[s][1])};
+        if (label_pid)
+            pairs[n++] = (rp_label){rp_profile_cstring(p, RP_LABEL_PID), rp_profile_cstring(p, pid)};
+        out[s] = rp_profile_label_set(p, pairs, n);
+        if (out[s] == RP_IDX_NONE)
+            return -1;
+    }
+    return 0;
+}
+
+static int copy_samples(rp_profile *p, const rp_aggregate *agg, const uint32_t *frame_map,
+                        const uint32_t label_sets[RP_VM_STATE_COUNT])
+{
+    uint32_t ids[RP_STACK_MAX];
+    uint32_t *stack_map = calloc(agg->stacks.count ? agg->stacks.count : 1, sizeof(uint32_t));
+    if (!stack_map)
+        return -1;
+    for (size_t s = 0; s < agg->stacks.count; s++) {
+        uint32_t depth;
+        const uint32_t *frames = rp_stack_table_get(&agg->stacks, (uint32_t)s, &depth);
+        for (uint32_t d = 0; d < depth; d++)
+            ids[d] = frame_map[frames[d]];
+        stack_map[s] = rp_profile_stack(p, ids, depth);
+        if (stack_map[s] == RP_IDX_NONE) {
+            free(stack_map);
+            return -1;
+        }
+    }
+    int rc = 0;
+    for (size_t i = 0; i < agg->samples.count && rc == 0; i++) {
+        const rp_sample *s = &agg->samples.samples[i];
+        uint32_t state = s->label_set < RP_VM_STATE_COUNT ? s->label_set : RP_VM_RUNNING;
+        if (rp_sample_table_add(&p->samples, stack_map[s->stack], s->thread_seq,
+                                label_sets[state], s->weight) != RP_SAMPLE_OK)
+            rc = -1;
+    }
+    free(stack_map);
+    return rc;
+}
+
+static int64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void fill_meta(rp_profile *p, const rp_write_request *req, const rp_aggregate *agg)
+{
+    rp_meta *m = &p->meta;
+    m->mode = req->cfg->mode;
+    m->pid = getpid();
+    m->ppid = getppid();
+    m->frequency = req->cfg->frequency;
+    m->trigger_count = (int64_t)req->stats.trigger_count;
+    m->sampling_count = (int64_t)req->stats.sampling_count;
+    m->sampling_time_ns = (int64_t)req->stats.sampling_time_ns;
+    m->dropped_samples = (int64_t)(req->stats.dropped_samples + agg->dropped);
+    m->truncated_samples = (int64_t)req->stats.truncated_samples;
+    m->detected_thread_count = req->detected_threads;
+    m->start_time_ns = req->start_realtime_ns;
+    m->duration_ns = monotonic_ns() - req->start_monotonic_ns;
+    m->total_duration_ns = m->duration_ns;
+    rp_procstats_fill(p);
+}
+
+static int build_profile(rp_profile *p, const rp_write_request *req)
+{
+    const rp_aggregate *agg = rp_aggregator_tables();
+    uint32_t label_sets[RP_VM_STATE_COUNT];
+    if (rp_profile_init(p, req->cfg->aggregate) != 0)
+        return -1;
+    uint32_t *frame_map = resolve_frames(p, agg);
+    int rc = frame_map && compose_label_sets(p, req->label_pid, label_sets) == 0 &&
+                     copy_samples(p, agg, frame_map, label_sets) == 0
+                 ? 0
+                 : -1;
+    free(frame_map);
+    if (rc == 0)
+        fill_meta(p, req, agg);
+    return rc;
+}
+
+int rp_writer_write(const rp_write_request *req, char *path_out, size_t path_size)
+{
+    if (rp_session_check(req->session) != 0)
+        return -1;
+    if (rp_session_profile_path(req->session, getpid(), req->start_realtime_ns, path_out,
+                                path_size) != 0) {
+        rp_log("cannot write profile: session directory path too long");
+        return -1;
+    }
+    rp_profile p;
+    if (build_profile(&p, req) != 0) {
+        rp_profile_free(&p);
+        rp_log("cannot write profile %s: out of memory", path_out);
+        return -1;
+    }
+    int err = rp_profile_write_file(&p, path_out);
+    rp_profile_free(&p);
+    if (err) {
+        rp_log("cannot write profile %s: %s", path_out, strerror(err));
+        return -1;
+    }
+    return 0;
+}

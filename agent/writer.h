@@ -1,0 +1,33 @@
+/*
+ * agent/writer.h — turning the agent's tables into a profile file.
+ *
+ * Owns: resolving frame VALUEs to (path, label) strings, composing label
+ * sets (VM state, %pid in fork children), gathering metadata, and writing
+ * the file atomically into the session directory.
+ */
+#ifndef RPERF_AGENT_WRITER_H
+#define RPERF_AGENT_WRITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "config.h"
+#include "sampler.h"
+#include "session.h"
+
+typedef struct rp_write_request {
+    const rp_config *cfg;
+    const rp_session *session;
+    rp_sampler_stats stats;
+    uint32_t detected_threads;
+    int64_t start_realtime_ns;
+    int64_t start_monotonic_ns;
+    bool label_pid; /* fork child: every sample carries %pid=<pid> */
+} rp_write_request;
+
+/* End of profiling, GVL held, worker stopped: writes the profile. Returns 0
+ * or -1 (one line already printed). *path_out receives the file name. */
+int rp_writer_write(const rp_write_request *req, char *path_out, size_t path_size);
+
+#endif

@@ -1,0 +1,178 @@
+/*
+ * common/json_writer.c — streaming JSON output. See json_writer.h.
+ */
+#include "json_writer.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+void rp_json_init(rp_json *j, rp_out *out)
+{
+    memset(j, 0, sizeof(*j));
+    j->out = out;
+}
+
+/* Emits the separator a new value needs at the current position. */
+static void before_value(rp_json *j)
+{
+    if (j->after_key) {
+        j->after_key = false;
+        return;
+    }
+    if (j->need_comma[j->depth])
+        rp_out_write(j->out, ",", 1);
+    j->need_comma[j->depth] = true;
+}
+
+static void open_container(rp_json *j, char c)
+{
+    before_value(j);
+    rp_out_write(j->out, &c, 1);
+    if (j->depth < RP_JSON_MAX_DEPTH)
+        j->depth++;
+    j->need_comma[j->depth] = false;
+}
+
+static void close_container(rp_json *j, char c)
+{
+    rp_out_write(j->out, &c, 1);
+    if (j->depth > 0)
+        j->depth--;
+}
+
+void rp_json_begin_object(rp_json *j) { open_container(j, '{'); }
+void rp_json_end_object(rp_json *j) { close_container(j, '}'); }
+void rp_json_begin_array(rp_json *j) { open_container(j, '['); }
+void rp_json_end_array(rp_json *j) { close_container(j, ']'); }
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
+static size_t utf8_sequence_length(const unsigned char *s, size_t avail)
+{
+    unsigned char c = s[0];
+    size_t n;
+    uint32_t cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+        cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (avail < n)
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    /* overlong forms, surrogates and values past U+10FFFF */
+    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+static void write_escaped(rp_out *out, const char *str, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *s = (const unsigned char *)str;
+    size_t run = 0; /* start of the pending run of bytes copied verbatim */
+    size_t i = 0;
+    while (i < len) {
+        unsigned char c = s[i];
+        const char *esc = NULL;
+        char ubuf[7];
+        size_t seq = 1;
+        if (c == '"')
+            esc = "\\\"";
+        else if (c == '\\')
+            esc = "\\\\";
+        else if (c == '\n')
+            esc = "\\n";
+        else if (c == '\t')
+            esc = "\\t";
+        else if (c == '\r')
+            esc = "\\r";
+        else if (c < 0x20) {
+            memcpy(ubuf, "\\u00", 4);
+            ubuf[4] = hex[c >> 4];
+            ubuf[5] = hex[c & 15];
+            ubuf[6] = '\0';
+            esc = ubuf;
+        } else if (c >= 0x80) {
+            seq = utf8_sequence_length(s + i, len - i);
+            if (seq == 0) {
+                esc = "\xef\xbf\xbd"; /* U+FFFD */
+                seq = 1;
+            }
+        }
+        if (esc) {
+            rp_out_write(out, s + run, i - run);
+            rp_out_puts(out, esc);
+            i += seq;
+            run = i;
+        } else {
+            i += seq;
+        }
+    }
+    rp_out_write(out, s + run, len - run);
+}
+
+void rp_json_key(rp_json *j, const char *key)
+{
+    before_value(j);
+    rp_out_write(j->out, "\"", 1);
+    write_escaped(j->out, key, strlen(key));
+    rp_out_write(j->out, "\":", 2);
+    j->after_key = true;
+}
+
+void rp_json_string(rp_json *j, const char *s, size_t len)
+{
+    before_value(j);
+    rp_out_write(j->out, "\"", 1);
+    write_escaped(j->out, s, len);
+    rp_out_write(j->out, "\"", 1);
+}
+
+void rp_json_cstring(rp_json *j, const char *s)
+{
+    rp_json_string(j, s, strlen(s));
+}
+
+void rp_json_int(rp_json *j, int64_t v)
+{
+    char buf[24];
+    int n = snprintf(buf, sizeof(buf), "%" PRId64, v);
+    before_value(j);
+    rp_out_write(j->out, buf, (size_t)n);
+}
+
+void rp_json_double(rp_json *j, double v)
+{
+    char buf[32];
+    /* JSON has no NaN or infinity; such a ratio is reported as 0. */
+    int n = snprintf(buf, sizeof(buf), "%.17g", isfinite(v) ? v : 0.0);
+    before_value(j);
+    rp_out_write(j->out, buf, (size_t)n);
+}
+
+void rp_json_member_int(rp_json *j, const char *key, int64_t v)
+{
+    rp_json_key(j, key);
+    rp_json_int(j, v);
+}
+
+void rp_json_member_cstring(rp_json *j, const char *key, const char *s)
+{
+    rp_json_key(j, key);
+    rp_json_cstring(j, s);
+}

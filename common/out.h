@@ -1,0 +1,39 @@
+/*
+ * common/out.h — buffered byte output to a plain or gzip-compressed file.
+ *
+ * Owns: the buffering and the first write error of one output stream, so
+ * that writers (JSON, pprof, text) never check errors per call: they write,
+ * then ask rp_out_close() whether everything reached the file.
+ */
+#ifndef RPERF_COMMON_OUT_H
+#define RPERF_COMMON_OUT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct rp_out {
+    void *gz;     /* gzFile when compressing, else NULL */
+    FILE *fp;     /* plain stream when not compressing */
+    bool own_fp;  /* close fp at rp_out_close */
+    int error;    /* first errno seen (EIO when zlib gives none), 0 if none */
+    size_t len;
+    char buf[1 << 16];
+} rp_out;
+
+/* Compressed output on an open descriptor (taken over, closed at close).
+ * Returns NULL on failure with errno set. */
+rp_out *rp_out_gzip_fd(int fd);
+/* Plain output on a stream; `own` makes rp_out_close fclose it. */
+rp_out *rp_out_stream(FILE *fp, bool own);
+
+void rp_out_write(rp_out *out, const void *data, size_t len);
+void rp_out_puts(rp_out *out, const char *s);
+void rp_out_printf(rp_out *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Flushes and closes; returns 0 when every byte was written, else the
+ * first errno seen. Frees `out`. */
+int rp_out_close(rp_out *out);
+
+#endif

@@ -1,0 +1,154 @@
+/*
+ * common/profile.c — the in-memory profile model. See profile.h.
+ */
+#include "profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "vec.h"
+
+int rp_profile_init(rp_profile *p, bool aggregate)
+{
+    memset(p, 0, sizeof(*p));
+    p->meta.rperf_version = RP_IDX_NONE;
+    p->meta.ruby_version = RP_IDX_NONE;
+    p->meta.process_count = 1;
+    rp_strtab_init(&p->strings);
+    rp_idxset_init(&p->frame_index);
+    rp_stack_table_init(&p->stacks);
+    rp_sample_table_init(&p->samples, aggregate);
+    rp_idxset_init(&p->label_set_index);
+    /* Label set 0 is always the empty set, as in the gem's files. */
+    return rp_profile_label_set(p, NULL, 0) == 0 ? 0 : -1;
+}
+
+void rp_profile_free(rp_profile *p)
+{
+    rp_strtab_free(&p->strings);
+    free(p->frames);
+    rp_idxset_free(&p->frame_index);
+    rp_stack_table_free(&p->stacks);
+    rp_sample_table_free(&p->samples);
+    free(p->labels);
+    free(p->label_sets);
+    rp_idxset_free(&p->label_set_index);
+    free(p->meta.command);
+    memset(p, 0, sizeof(*p));
+}
+
+uint32_t rp_profile_string(rp_profile *p, const char *s, size_t len)
+{
+    return rp_strtab_intern(&p->strings, s, len);
+}
+
+uint32_t rp_profile_cstring(rp_profile *p, const char *s)
+{
+    return rp_strtab_intern(&p->strings, s, strlen(s));
+}
+
+const char *rp_profile_str(const rp_profile *p, uint32_t id)
+{
+    return rp_strtab_get(&p->strings, id, NULL);
+}
+
+const char *rp_mode_name(rp_mode mode)
+{
+    return mode == RP_MODE_WALL ? "wall" : "cpu";
+}
+
+/* --- frames ---------------------------------------------------------- */
+
+struct frame_key {
+    const rp_profile *p;
+    rp_frame frame;
+};
+
+static bool frame_equals(const void *ctx, uint32_t index)
+{
+    const struct frame_key *k = ctx;
+    const rp_frame *f = &k->p->frames[index];
+    return f->path == k->frame.path && f->label == k->frame.label;
+}
+
+uint32_t rp_profile_frame(rp_profile *p, uint32_t path, uint32_t label)
+{
+    if (path == RP_IDX_NONE || label == RP_IDX_NONE)
+        return RP_IDX_NONE;
+    uint64_t hash = rp_hash_combine(rp_hash_mix64(path), label);
+    struct frame_key key = {p, {path, label}};
+    uint32_t found = rp_idxset_find(&p->frame_index, hash, frame_equals, &key);
+    if (found != RP_IDX_NONE)
+        return found;
+    if (p->frame_count >= RP_IDX_NONE - 1 ||
+        RP_VEC_RESERVE(p->frames, p->frames_cap, p->frame_count + 1) != 0)
+        return RP_IDX_NONE;
+    uint32_t id = (uint32_t)p->frame_count;
+    if (rp_idxset_insert(&p->frame_index, hash, id) != 0)
+        return RP_IDX_NONE;
+    p->frames[id] = key.frame;
+    p->frame_count++;
+    return id;
+}
+
+uint32_t rp_profile_stack(rp_profile *p, const uint32_t *frame_ids, uint32_t depth)
+{
+    return rp_stack_table_intern(&p->stacks, frame_ids, depth);
+}
+
+/* --- label sets -------------------------------------------------------- */
+
+static int label_cmp(const void *a, const void *b)
+{
+    const rp_label *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->value < y->value ? -1 : x->value > y->value;
+}
+
+struct label_set_key {
+    const rp_profile *p;
+    const rp_label *pairs;
+    uint32_t count;
+};
+
+static bool label_set_equals(const void *ctx, uint32_t index)
+{
+    const struct label_set_key *k = ctx;
+    const rp_label_set *ls = &k->p->label_sets[index];
+    return ls->count == k->count &&
+           memcmp(k->p->labels + ls->first, k->pairs, k->count * sizeof(rp_label)) == 0;
+}
+
+uint32_t rp_profile_label_set(rp_profile *p, const rp_label *pairs, uint32_t count)
+{
+    /* Sets are stored sorted by key id so that {a,b} and {b,a} are one set. */
+    rp_label sorted_small[8];
+    rp_label *sorted = count <= 8 ? sorted_small : malloc(count * sizeof(rp_label));
+    if (!sorted)
+        return RP_IDX_NONE;
+    if (count > 0)
+        memcpy(sorted, pairs, count * sizeof(rp_label));
+    qsort(sorted, count, sizeof(rp_label), label_cmp);
+
+    uint32_t id = RP_IDX_NONE;
+    uint64_t hash = rp_hash_u32s((const uint32_t *)sorted, count * 2);
+    struct label_set_key key = {p, sorted, count};
+    uint32_t found = rp_idxset_find(&p->label_set_index, hash, label_set_equals, &key);
+    if (found != RP_IDX_NONE) {
+        id = found;
+    } else if (p->label_set_count < RP_IDX_NONE - 1 &&
+               RP_VEC_RESERVE(p->label_sets, p->label_sets_cap, p->label_set_count + 1) == 0 &&
+               RP_VEC_RESERVE(p->labels, p->labels_cap, p->label_count + count) == 0 &&
+               rp_idxset_insert(&p->label_set_index, hash, (uint32_t)p->label_set_count) == 0) {
+        id = (uint32_t)p->label_set_count++;
+        if (count > 0)
+            memcpy(p->labels + p->label_count, sorted, count * sizeof(rp_label));
+        p->label_sets[id] = (rp_label_set){p->label_count, count};
+        p->label_count += count;
+    }
+    if (sorted != sorted_small)
+        free(sorted);
+    return id;
+}

@@ -1,0 +1,101 @@
+/*
+ * common/profile.h — the in-memory model of one rperf profile.
+ *
+ * Owns: everything a profile file (spec §5) says, in compact interned form:
+ * the strings, the frames as (path, label) string pairs, the stacks, the
+ * samples, the label sets and the process metadata. The agent fills one at
+ * exit and writes it; the analyzer reads each file into one and merges
+ * them into another. Key names live in schema.h.
+ */
+#ifndef RPERF_COMMON_PROFILE_H
+#define RPERF_COMMON_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "idxset.h"
+#include "sample_table.h"
+#include "stack_table.h"
+#include "strtab.h"
+
+typedef enum rp_mode { RP_MODE_CPU = 0, RP_MODE_WALL = 1 } rp_mode;
+
+typedef struct rp_frame {
+    uint32_t path;  /* string id; "<C method>" for C functions */
+    uint32_t label; /* string id, e.g. "Object#fibonacci" */
+} rp_frame;
+
+typedef struct rp_label {
+    uint32_t key;   /* string id, e.g. "%GVL" */
+    uint32_t value; /* string id, e.g. "blocked" */
+} rp_label;
+
+typedef struct rp_label_set {
+    size_t first; /* into rp_profile.labels */
+    uint32_t count;
+} rp_label_set;
+
+typedef struct rp_gc_stats {
+    int64_t count, minor_count, major_count, time_ns;
+    int64_t allocated_objects, freed_objects;
+} rp_gc_stats;
+
+typedef struct rp_os_stats {
+    int64_t maxrss_kb, page_faults_minor, page_faults_major;
+    int64_t ctx_voluntary, ctx_involuntary, io_read_bytes, io_write_bytes;
+} rp_os_stats;
+
+/* Process-level facts and counters. Integers absent from a file read as 0. */
+typedef struct rp_meta {
+    rp_mode mode;
+    int64_t pid, ppid, frequency;
+    int64_t trigger_count, sampling_count, sampling_time_ns, dropped_samples;
+    int64_t truncated_samples; /* stacks cut at the capture depth */
+    int64_t detected_thread_count;
+    int64_t start_time_ns, duration_ns, user_ns, sys_ns;
+    int64_t process_count; /* 1 for one process; the number merged otherwise */
+    int64_t total_duration_ns; /* sum over processes (for overhead %) */
+    uint32_t rperf_version;    /* string id, or RP_IDX_NONE */
+    uint32_t ruby_version;     /* string id, or RP_IDX_NONE */
+    uint32_t *command;         /* string ids of argv words */
+    size_t command_len;
+    bool has_gc, has_os, has_yjit;
+    rp_gc_stats gc;
+    rp_os_stats os;
+    double yjit_ratio;
+} rp_meta;
+
+typedef struct rp_profile {
+    rp_meta meta;
+    rp_strtab strings;
+    rp_frame *frames;
+    size_t frame_count, frames_cap;
+    rp_idxset frame_index;
+    rp_stack_table stacks;
+    rp_sample_table samples;
+    rp_label *labels;
+    size_t label_count, labels_cap;
+    rp_label_set *label_sets;
+    size_t label_set_count, label_sets_cap;
+    rp_idxset label_set_index;
+} rp_profile;
+
+/* Prepares an empty profile whose label set 0 is {}. Returns 0 or -1
+ * (out of memory). `aggregate` chooses how samples are kept. */
+int rp_profile_init(rp_profile *p, bool aggregate);
+void rp_profile_free(rp_profile *p);
+
+/* Interning helpers; each returns an id or RP_IDX_NONE when out of memory. */
+uint32_t rp_profile_string(rp_profile *p, const char *s, size_t len);
+uint32_t rp_profile_cstring(rp_profile *p, const char *s);
+uint32_t rp_profile_frame(rp_profile *p, uint32_t path, uint32_t label);
+uint32_t rp_profile_stack(rp_profile *p, const uint32_t *frame_ids, uint32_t depth);
+/* Label set from `count` pairs; the order of keys does not matter. */
+uint32_t rp_profile_label_set(rp_profile *p, const rp_label *pairs, uint32_t count);
+
+/* Convenience accessors. */
+const char *rp_profile_str(const rp_profile *p, uint32_t id);
+const char *rp_mode_name(rp_mode mode);
+
+#endif

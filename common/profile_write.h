@@ -1,0 +1,21 @@
+/*
+ * common/profile_write.h — writing a profile in the .json.gz format.
+ *
+ * Owns: the layout of a profile document (spec §5) as produced from the
+ * in-memory model, streamed through common/json_writer.
+ */
+#ifndef RPERF_COMMON_PROFILE_WRITE_H
+#define RPERF_COMMON_PROFILE_WRITE_H
+
+#include "out.h"
+#include "profile.h"
+
+/* Streams `p` as one JSON document to `out`. Errors surface at
+ * rp_out_close(). */
+void rp_profile_write_json(const rp_profile *p, rp_out *out);
+
+/* Writes `p` gzip-compressed to `path` atomically: a temporary file in the
+ * same directory, then renamed. Returns 0 or an errno value. */
+int rp_profile_write_file(const rp_profile *p, const char *path);
+
+#endif

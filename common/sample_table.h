@@ -1,0 +1,50 @@
+/*
+ * common/sample_table.h — weighted samples, aggregated or raw.
+ *
+ * Owns: the list of samples (stack id, thread_seq, label set id, weight in
+ * ns). In aggregate mode samples with the same (stack, thread, label set)
+ * are folded into one entry whose weight is the sum; in raw mode every
+ * sample is kept in arrival order (RPERF_AGGREGATE=0).
+ */
+#ifndef RPERF_COMMON_SAMPLE_TABLE_H
+#define RPERF_COMMON_SAMPLE_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "idxset.h"
+
+typedef struct rp_sample {
+    uint32_t stack;
+    uint32_t thread_seq;
+    uint32_t label_set;
+    int64_t weight; /* nanoseconds, >= 0 */
+} rp_sample;
+
+typedef struct rp_sample_table {
+    rp_sample *samples;
+    size_t count, cap;
+    rp_idxset index; /* only used when aggregating */
+    bool aggregate;
+} rp_sample_table;
+
+enum rp_sample_add_result {
+    RP_SAMPLE_OK = 0,
+    RP_SAMPLE_NOMEM = -1,
+    RP_SAMPLE_OVERFLOW = -2, /* the summed weight would exceed INT64_MAX */
+};
+
+void rp_sample_table_init(rp_sample_table *t, bool aggregate);
+void rp_sample_table_free(rp_sample_table *t);
+/* Drops all samples, keeping the mode and the allocated memory. */
+void rp_sample_table_clear(rp_sample_table *t);
+
+enum rp_sample_add_result rp_sample_table_add(rp_sample_table *t, uint32_t stack,
+                                              uint32_t thread_seq, uint32_t label_set,
+                                              int64_t weight);
+
+/* Sum of all weights; saturates at INT64_MAX. */
+int64_t rp_sample_table_total(const rp_sample_table *t);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * common/vec.h — growth of the dense arrays that back every table.
+ *
+ * Owns: the one rule for growing a malloc'ed array (doubling, overflow
+ * checked). Header-only.
+ */
+#ifndef RPERF_COMMON_VEC_H
+#define RPERF_COMMON_VEC_H
+
+#include <stdint.h>
+#include <stdlib.h>
+
+/* Makes room for `needed` elements of `elem_size` bytes in *items.
+ * Returns 0, or -1 on overflow or exhausted memory (*items unchanged). */
+static inline int rp_vec_reserve(void **items, size_t *capacity, size_t needed, size_t elem_size)
+{
+    if (needed <= *capacity)
+        return 0;
+    size_t cap = *capacity ? *capacity : 16;
+    while (cap < needed) {
+        if (cap > SIZE_MAX / 2)
+            return -1;
+        cap *= 2;
+    }
+    if (cap > SIZE_MAX / elem_size)
+        return -1;
+    void *grown = realloc(*items, cap * elem_size);
+    if (!grown)
+        return -1;
+    *items = grown;
+    *capacity = cap;
+    return 0;
+}
+
+/* rp_vec_reserve for a typed pointer: RP_VEC_RESERVE(arr, cap, n). */
+#define RP_VEC_RESERVE(items, capacity, needed) \
+    rp_vec_reserve((void **)&(items), &(capacity), (needed), sizeof(*(items)))
+
+#endif
