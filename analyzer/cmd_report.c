@@ -1,0 +1,52 @@
+/*
+ * analyzer/cmd_report.c — `rperf-analyze report [--top N] PATH...`.
+ *
+ * Owns: the report subcommand's options; the layout is report.c's.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../common/out.h"
+#include "commands.h"
+#include "diag.h"
+#include "load.h"
+#include "report.h"
+
+int cmd_report(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"top", required_argument, NULL, 't'},
+        {NULL, 0, NULL, 0},
+    };
+    int top = RP_REPORT_TOP_DEFAULT, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+t:", options, NULL)) != -1) {
+        if (c == 't') {
+            if (rp_parse_count_option("--top", optarg, &top) != 0)
+                return RP_EXIT_USAGE;
+        } else {
+            return rp_usage_error("report: unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return rp_usage_error("report: missing PATH (a session directory or profile file)");
+
+    rp_profile profile;
+    int rc = rp_load_paths(argv + optind, argc - optind, &profile);
+    if (rc == 0) {
+        rp_out *out = rp_out_stream(stdout, false);
+        if (!out || rp_report_write(&profile, out, top, true) != 0) {
+            rp_error("out of memory");
+            rc = -1;
+        }
+        int err = out ? rp_out_close(out) : 0;
+        if (err) {
+            rp_error("writing the report: %s", strerror(err));
+            rc = -1;
+        }
+    }
+    rp_profile_free(&profile);
+    return rc == 0 ? RP_EXIT_OK : RP_EXIT_FAILURE;
+}

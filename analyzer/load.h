@@ -1,0 +1,20 @@
+/*
+ * analyzer/load.h — turning command-line PATHs into one merged profile.
+ *
+ * Owns: expanding each PATH (a profile file, or a session directory whose
+ * *.json.gz / *.json files are all read, in name order), reading each file
+ * and merging it, one file at a time, so memory holds one document plus
+ * the merged tables. A bad file named on the command line is an error; a
+ * bad file found in a directory is skipped with a warning.
+ */
+#ifndef RPERF_ANALYZER_LOAD_H
+#define RPERF_ANALYZER_LOAD_H
+
+#include "../common/profile.h"
+
+/* Fills `merged` (initialised by this call). Returns 0 when at least one
+ * profile was read and every named file was good; otherwise -1 after
+ * printing why. The caller frees `merged` in both cases. */
+int rp_load_paths(char *const *paths, int count, rp_profile *merged);
+
+#endif

@@ -1,0 +1,77 @@
+/*
+ * analyzer/main.c — rperf-analyze: entry point and subcommand dispatch.
+ *
+ * Owns: --help, --version, and handing argv to the subcommand.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/schema.h"
+#include "commands.h"
+
+static const char usage_text[] =
+    "usage: rperf-analyze <command> [options] PATH...\n"
+    "\n"
+    "PATH is a session directory (every profile file in it is read) or a\n"
+    "profile file (.json.gz or .json). All inputs are merged into one profile.\n"
+    "\n"
+    "commands:\n"
+    "  report [--top N] PATH...   text report: total, flat and cumulative tables\n"
+    "                             (--top: rows per table, default 50)\n"
+    "\n"
+    "options:\n"
+    "  -h, --help                 show this help\n"
+    "  -V, --version              show the version\n";
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+    {"report", cmd_report},
+};
+
+int rp_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("rperf-analyze: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\nTry 'rperf-analyze --help' for more information.\n", stderr);
+    return RP_EXIT_USAGE;
+}
+
+int rp_parse_count_option(const char *option, const char *text, int *out)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (!*text || *end || v < 0 || v > 1000000 || strspn(text, "0123456789") != strlen(text)) {
+        rp_usage_error("%s expects a non-negative integer, got '%s'", option, text);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return rp_usage_error("missing command");
+    const char *name = argv[1];
+    if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
+        fputs(usage_text, stdout);
+        return RP_EXIT_OK;
+    }
+    if (strcmp(name, "-V") == 0 || strcmp(name, "--version") == 0) {
+        printf("rperf-analyze %s\n", RP_VERSION);
+        return RP_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (strcmp(name, commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    return rp_usage_error("unknown command '%s'", name);
+}

@@ -1,0 +1,21 @@
+/*
+ * analyzer/report.h — the text report (spec §6, the gem's Text encoder).
+ *
+ * Owns: the "Total / Samples / Flat / Cumulative" layout, used by
+ * `report`, `convert --text` and `stat --report`.
+ */
+#ifndef RPERF_ANALYZER_REPORT_H
+#define RPERF_ANALYZER_REPORT_H
+
+#include <stdbool.h>
+
+#include "../common/out.h"
+#include "../common/profile.h"
+
+#define RP_REPORT_TOP_DEFAULT 50
+
+/* Writes the report; `header` adds the Total and Samples lines. Returns 0,
+ * or -1 when out of memory. */
+int rp_report_write(const rp_profile *p, rp_out *out, int top_n, bool header);
+
+#endif
