@@ -223,8 +223,12 @@ static void restart_in_fork_child(void *unused)
  * whose calls never reach our ruby_init. */
 __attribute__((constructor)) static void on_load(void)
 {
+    /* Our own address of ruby_init would be interposed too, so compare the
+     * objects the symbols live in rather than the addresses. */
+    Dl_info resolved_in, agent_in;
     void *resolved = dlsym(RTLD_DEFAULT, "ruby_init");
-    if (resolved && resolved != (void *)ruby_init)
+    if (resolved && dladdr(resolved, &resolved_in) && dladdr((void *)on_load, &agent_in) &&
+        resolved_in.dli_fbase != agent_in.dli_fbase)
         rp_log("this program has Ruby linked in statically (a ruby built without "
                "--enable-shared); rperf can only profile a ruby that uses libruby.so. "
                "Running without profiling.");

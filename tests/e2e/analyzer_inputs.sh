@@ -1,0 +1,43 @@
+# rperf-analyze on good, bad and missing inputs: each problem is one line
+# naming the file; a bad file inside a directory is skipped with a warning.
+. "$(dirname "$0")/lib.sh"
+
+profiled "$WORK/s" "$RUBY" -e 'def work = 200_000.times.sum { _1 * 2 }; work' 
+good=$(only_profile "$WORK/s")
+
+expect_error() {
+    local what=$1 needle=$2
+    shift 2
+    local rc=0
+    "$ANALYZE" report "$@" >out.txt 2>err.txt || rc=$?
+    [ "$rc" = 1 ] || fail "$what: exit status $rc, expected 1"
+    grep -q "^rperf-analyze: error: .*$needle" err.txt || fail "$what: message was: $(cat err.txt)"
+    note "$what: $(head -n 1 err.txt)"
+}
+
+printf 'not a profile' >junk.json.gz
+head -c 100 "$good" >cut.json.gz
+: >empty.json.gz
+mkdir emptydir
+expect_error "missing file" "missing.json.gz: No such file" missing.json.gz
+expect_error "not gzip" "junk.json.gz: not valid JSON" junk.json.gz
+expect_error "truncated" "cut.json.gz: .*gzip" cut.json.gz
+expect_error "empty file" "empty.json.gz: empty file" empty.json.gz
+expect_error "empty directory" "emptydir: no profile files" emptydir
+expect_error "good file and a bad one named" "junk.json.gz" "$good" junk.json.gz
+
+# A directory with a good and a bad profile: warning, then the report.
+cp junk.json.gz "$WORK/s/profile-1-1.json.gz"
+"$ANALYZE" report "$WORK/s" >out.txt 2>err.txt || fail "a bad file in a directory failed the run"
+grep -q "^rperf-analyze: warning: .*profile-1-1.json.gz: not valid JSON.*skipped" err.txt \
+    || fail "no warning for the bad file: $(cat err.txt)"
+grep -q "Object#work" out.txt || fail "the good profile was not reported"
+
+# Usage errors exit 2.
+rc=0; "$ANALYZE" report >/dev/null 2>&1 || rc=$?; [ "$rc" = 2 ] || fail "no PATH: exit $rc"
+rc=0; "$ANALYZE" report --top x "$good" >/dev/null 2>&1 || rc=$?; [ "$rc" = 2 ] || fail "bad --top: exit $rc"
+rc=0; "$ANALYZE" frobnicate >/dev/null 2>&1 || rc=$?; [ "$rc" = 2 ] || fail "bad command: exit $rc"
+"$ANALYZE" --version | grep -q "^rperf-analyze [0-9]" || fail "--version"
+"$ANALYZE" --help | grep -q "report" || fail "--help"
+"$ANALYZE" report --top 3 "$good" | awk '/^ Flat:/{f=1;next} /^$/{f=0} f' | wc -l | grep -qx 3 \
+    || fail "--top 3 did not limit the table"

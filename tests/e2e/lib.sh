@@ -1,0 +1,63 @@
+# tests/e2e/lib.sh — shared helpers of the end-to-end tests (sourced).
+#
+# The test runner (meson) sets:
+#   RPERF_TEST_AGENT    path of librperf-agent.so
+#   RPERF_TEST_ANALYZE  path of rperf-analyze
+#   RPERF_TEST_RUBY     the Ruby to profile
+#   RPERF_TEST_SRC      the source tree (examples/, tests/e2e/)
+#   RPERF_TEST_PRELOAD_FIRST  libraries to preload before the agent (sanitizer runtimes)
+set -euo pipefail
+
+: "${RPERF_TEST_AGENT:?}" "${RPERF_TEST_ANALYZE:?}" "${RPERF_TEST_RUBY:?}" "${RPERF_TEST_SRC:?}"
+RUBY=$RPERF_TEST_RUBY
+ANALYZE=$RPERF_TEST_ANALYZE
+CHECK="$RPERF_TEST_SRC/tests/e2e/profile_check.rb"
+PRELOAD="${RPERF_TEST_PRELOAD_FIRST:+$RPERF_TEST_PRELOAD_FIRST:}$RPERF_TEST_AGENT"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/rperf-e2e.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+note() {
+    echo "# $*"
+}
+
+# profiled SESSION_DIR CMD...: runs CMD with the agent, quietly, writing
+# into SESSION_DIR. Extra RPERF_* settings come from the environment.
+profiled() {
+    local session=$1
+    shift
+    LD_PRELOAD="$PRELOAD" RPERF_SESSION_DIR="$session" RPERF_QUIET=1 "$@"
+}
+
+# The single profile file of a session directory.
+only_profile() {
+    local files=("$1"/profile-*.json.gz)
+    [ "${#files[@]}" -eq 1 ] && [ -f "${files[0]}" ] \
+        || fail "expected exactly one profile in $1, found: $(ls -A "$1" | tr '\n' ' ')"
+    echo "${files[0]}"
+}
+
+# check SUBCOMMAND ARGS...: runs the Ruby profile checker (prints figures).
+check() {
+    "$RUBY" "$CHECK" "$@"
+}
+
+# flat_percent REPORT_FILE LABEL: the % column of LABEL in the Flat table.
+flat_percent() {
+    awk -v label="$2" '
+        /^ Flat:/ { in_flat = 1; next }
+        /^ Cumulative:/ { in_flat = 0 }
+        in_flat && index($0, "  " label " (") { sub("%", "", $3); print $3; found = 1; exit }
+        END { if (!found) print 0 }' "$1"
+}
+
+# at_least VALUE MIN: numeric comparison that accepts decimals.
+at_least() {
+    awk -v v="$1" -v m="$2" 'BEGIN { exit !(v + 0 >= m + 0) }'
+}

@@ -1,0 +1,53 @@
+/*
+ * tests/unit/helpers.h — building small profiles by hand in unit tests.
+ */
+#ifndef RPERF_TESTS_HELPERS_H
+#define RPERF_TESTS_HELPERS_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/out.h"
+#include "../../common/profile.h"
+
+/* Adds a sample whose frames are given leaf first as "path|label" strings,
+ * terminated by NULL. Label set id `ls` must exist in the profile. */
+static inline void add_sample(rp_profile *p, int64_t weight, uint32_t thread_seq, uint32_t ls, ...)
+{
+    uint32_t ids[64];
+    uint32_t depth = 0;
+    va_list ap;
+    va_start(ap, ls);
+    const char *spec;
+    while ((spec = va_arg(ap, const char *)) != NULL) {
+        const char *bar = strchr(spec, '|');
+        uint32_t path = rp_profile_string(p, spec, (size_t)(bar - spec));
+        uint32_t label = rp_profile_cstring(p, bar + 1);
+        ids[depth++] = rp_profile_frame(p, path, label);
+    }
+    va_end(ap);
+    uint32_t stack = rp_profile_stack(p, ids, depth);
+    if (rp_sample_table_add(&p->samples, stack, thread_seq, ls, weight) != RP_SAMPLE_OK)
+        abort();
+}
+
+/* Label set with one pair. */
+static inline uint32_t label_set1(rp_profile *p, const char *key, const char *value)
+{
+    rp_label l = {rp_profile_cstring(p, key), rp_profile_cstring(p, value)};
+    return rp_profile_label_set(p, &l, 1);
+}
+
+/* Runs `write` into a memory buffer and returns the text (caller frees). */
+#define CAPTURE_OUTPUT(text_var, out_var, ...)                  \
+    do {                                                        \
+        size_t cap_len_;                                        \
+        FILE *cap_fp_ = open_memstream(&(text_var), &cap_len_); \
+        rp_out *out_var = rp_out_stream(cap_fp_, true);         \
+        __VA_ARGS__;                                            \
+        if (rp_out_close(out_var) != 0)                         \
+            abort();                                            \
+    } while (0)
+
+#endif

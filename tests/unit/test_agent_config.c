@@ -1,0 +1,101 @@
+/*
+ * Unit tests for agent/config: every RPERF_* variable, valid and not.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../../agent/config.h"
+
+static void clear_env(void)
+{
+    const char *vars[] = {"RPERF_MODE", "RPERF_FREQUENCY", "RPERF_SIGNAL", "RPERF_AGGREGATE",
+                          "RPERF_INHERIT", "RPERF_QUIET", "RPERF_VERBOSE"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+        unsetenv(vars[i]);
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    rp_config c;
+    clear_env();
+    assert_int_equal(rp_config_load(&c), 0);
+    assert_int_equal(c.mode, RP_MODE_CPU);
+    assert_int_equal(c.frequency, 1000);
+    assert_int_equal(c.timer_signal, SIGRTMIN + 8);
+    assert_true(c.aggregate);
+    assert_true(c.inherit);
+    assert_false(c.quiet);
+    assert_false(c.verbose);
+}
+
+static void test_valid_values(void **state)
+{
+    (void)state;
+    rp_config c;
+    clear_env();
+    setenv("RPERF_MODE", "wall", 1);
+    setenv("RPERF_FREQUENCY", "10000", 1);
+    setenv("RPERF_SIGNAL", "false", 1);
+    setenv("RPERF_AGGREGATE", "0", 1);
+    setenv("RPERF_INHERIT", "0", 1);
+    setenv("RPERF_QUIET", "1", 1);
+    assert_int_equal(rp_config_load(&c), 0);
+    assert_int_equal(c.mode, RP_MODE_WALL);
+    assert_int_equal(c.frequency, 10000);
+    assert_int_equal(c.timer_signal, 0);
+    assert_false(c.aggregate);
+    assert_false(c.inherit);
+    assert_true(c.quiet);
+    char sig[16];
+    snprintf(sig, sizeof(sig), "%d", SIGRTMIN + 2);
+    setenv("RPERF_SIGNAL", sig, 1);
+    setenv("RPERF_FREQUENCY", "1", 1);
+    assert_int_equal(rp_config_load(&c), 0);
+    assert_int_equal(c.timer_signal, SIGRTMIN + 2);
+    assert_int_equal(c.frequency, 1);
+}
+
+static void expect_invalid(const char *var, const char *value)
+{
+    rp_config c;
+    clear_env();
+    setenv(var, value, 1);
+    if (rp_config_load(&c) != -1)
+        fail_msg("%s=%s was accepted", var, value);
+}
+
+static void test_invalid_values_are_refused(void **state)
+{
+    (void)state;
+    expect_invalid("RPERF_MODE", "gpu");
+    expect_invalid("RPERF_MODE", "CPU");
+    expect_invalid("RPERF_FREQUENCY", "0");
+    expect_invalid("RPERF_FREQUENCY", "10001");
+    expect_invalid("RPERF_FREQUENCY", "-5");
+    expect_invalid("RPERF_FREQUENCY", "100hz");
+    expect_invalid("RPERF_FREQUENCY", "");
+    expect_invalid("RPERF_FREQUENCY", "99999999999999999999");
+    expect_invalid("RPERF_SIGNAL", "9");  /* SIGKILL: not a real-time signal */
+    expect_invalid("RPERF_SIGNAL", "true");
+    expect_invalid("RPERF_AGGREGATE", "yes");
+    expect_invalid("RPERF_INHERIT", "2");
+    expect_invalid("RPERF_VERBOSE", "on");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_valid_values),
+        cmocka_unit_test(test_invalid_values_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,95 @@
+/*
+ * Unit tests for analyzer/merge: strings, frames and label sets are
+ * re-numbered, counters summed, the root's facts kept.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../../analyzer/merge.h"
+#include "helpers.h"
+
+static void make_process(rp_profile *p, int64_t pid, int64_t start, int64_t duration,
+                         const char *pid_label)
+{
+    assert_int_equal(rp_profile_init(p, true), 0);
+    uint32_t ls = label_set1(p, "%pid", pid_label);
+    uint32_t blocked = label_set1(p, "%GVL", "blocked");
+    add_sample(p, 100, 1, ls, "w.rb|Worker#run", "w.rb|<main>", NULL);
+    add_sample(p, 10, 1, blocked, "<C method>|IO#read", "w.rb|<main>", NULL);
+    p->meta.pid = pid;
+    p->meta.start_time_ns = start;
+    p->meta.duration_ns = duration;
+    p->meta.total_duration_ns = duration;
+    p->meta.trigger_count = 5;
+    p->meta.sampling_count = 4;
+    p->meta.sampling_time_ns = 1000;
+    p->meta.user_ns = 7;
+    p->meta.frequency = 1000;
+    p->meta.has_gc = true;
+    p->meta.gc.count = pid; /* tells whose GC facts were kept */
+    p->meta.command = malloc(sizeof(uint32_t));
+    p->meta.command[0] = rp_profile_cstring(p, pid == 1 ? "root" : "child");
+    p->meta.command_len = 1;
+}
+
+static void test_merging_renumbers_and_sums(void **state)
+{
+    (void)state;
+    rp_profile merged, child, root;
+    char err[RP_MERGE_ERROR_MAX];
+    assert_int_equal(rp_profile_init(&merged, true), 0);
+    make_process(&child, 2, 200, 50, "2");
+    make_process(&root, 1, 100, 80, "1");
+    /* The child is merged first; the root (earlier start) still wins. */
+    assert_int_equal(rp_merge_into(&merged, &child, 0, err), 0);
+    assert_int_equal(rp_merge_into(&merged, &root, 1, err), 0);
+
+    assert_int_equal(merged.meta.process_count, 2);
+    assert_int_equal(merged.meta.trigger_count, 10);
+    assert_int_equal(merged.meta.sampling_count, 8);
+    assert_int_equal(merged.meta.sampling_time_ns, 2000);
+    assert_int_equal(merged.meta.user_ns, 14);
+    assert_int_equal(merged.meta.duration_ns, 80);
+    assert_int_equal(merged.meta.total_duration_ns, 130);
+    assert_int_equal(merged.meta.pid, 1);
+    assert_int_equal(merged.meta.gc.count, 1);
+    assert_string_equal(rp_profile_str(&merged, merged.meta.command[0]), "root");
+
+    /* {}, {%pid:2}, {%GVL:blocked}, {%pid:1}: the shared set is not duplicated. */
+    assert_int_equal(merged.label_set_count, 4);
+    /* Same stack + thread but different %pid labels stay apart; the
+     * %GVL=blocked samples of both processes fold into one. */
+    assert_int_equal(merged.samples.count, 3);
+    assert_int_equal(rp_sample_table_total(&merged.samples), 220);
+    assert_int_equal(merged.frame_count, 3);
+    rp_profile_free(&merged);
+    rp_profile_free(&child);
+    rp_profile_free(&root);
+}
+
+static void test_merging_reports_overflow(void **state)
+{
+    (void)state;
+    rp_profile merged, a;
+    char err[RP_MERGE_ERROR_MAX];
+    assert_int_equal(rp_profile_init(&merged, true), 0);
+    assert_int_equal(rp_profile_init(&a, true), 0);
+    add_sample(&a, INT64_MAX, 1, 0, "a.rb|m", NULL);
+    assert_int_equal(rp_merge_into(&merged, &a, 0, err), 0);
+    assert_int_equal(rp_merge_into(&merged, &a, 1, err), -1);
+    assert_non_null(strstr(err, "overflow"));
+    rp_profile_free(&merged);
+    rp_profile_free(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_merging_renumbers_and_sums),
+        cmocka_unit_test(test_merging_reports_overflow),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,289 @@
+/*
+ * Unit tests for common/profile_write + common/profile_read: the .json.gz
+ * round trip, and a clear error for every kind of bad file.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <unistd.h>
+#include <zlib.h>
+
+#include "../../common/profile_read.h"
+#include "../../common/profile_write.h"
+#include "../../common/schema.h"
+#include "helpers.h"
+
+static char tmpdir[] = "/tmp/rperf-test-io-XXXXXX";
+
+static int make_tmpdir(void **state)
+{
+    (void)state;
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_tmpdir(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+    return system(cmd);
+}
+
+static const char *tmp_path(const char *name)
+{
+    static char path[256];
+    snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+    return path;
+}
+
+static void build_sample_profile(rp_profile *p, bool aggregate)
+{
+    assert_int_equal(rp_profile_init(p, aggregate), 0);
+    uint32_t blocked = label_set1(p, "%GVL", "blocked");
+    add_sample(p, 3000000, 1, 0, "fib.rb|Object#fibonacci", "fib.rb|<main>", NULL);
+    add_sample(p, 1000000, 1, 0, "fib.rb|Object#fibonacci", "fib.rb|<main>", NULL);
+    add_sample(p, 500000, 2, blocked, "<C method>|Kernel#sleep", "app.rb|block in <main>", NULL);
+    rp_meta *m = &p->meta;
+    m->mode = RP_MODE_WALL;
+    m->pid = 4242;
+    m->ppid = 1;
+    m->frequency = 999;
+    m->trigger_count = 10;
+    m->sampling_count = 9;
+    m->sampling_time_ns = 12345;
+    m->detected_thread_count = 2;
+    m->start_time_ns = 1700000000123456789;
+    m->duration_ns = 2000000000;
+    m->user_ns = 1500000000;
+    m->sys_ns = 60000000;
+    m->dropped_samples = 1;
+    m->ruby_version = rp_profile_cstring(p, "3.4.5");
+    static uint32_t command[2];
+    command[0] = rp_profile_cstring(p, "ruby");
+    command[1] = rp_profile_cstring(p, "fib.rb");
+    m->command = malloc(sizeof(command));
+    memcpy(m->command, command, sizeof(command));
+    m->command_len = 2;
+    m->has_gc = true;
+    m->gc = (rp_gc_stats){7, 5, 2, 7000000, 106078, 90000};
+    m->has_os = true;
+    m->os = (rp_os_stats){22528, 100, 1, 5, 6, 4096, 8192};
+    m->has_yjit = true;
+    m->yjit_ratio = 0.5;
+}
+
+/* Text of a frame of sample `i` at depth `d`, as "path|label". */
+static const char *frame_text(const rp_profile *p, size_t i, uint32_t d)
+{
+    static char buf[256];
+    uint32_t depth;
+    const uint32_t *frames = rp_stack_table_get(&p->stacks, p->samples.samples[i].stack, &depth);
+    const rp_frame *f = &p->frames[frames[d]];
+    snprintf(buf, sizeof(buf), "%s|%s", rp_profile_str(p, f->path), rp_profile_str(p, f->label));
+    return buf;
+}
+
+static void test_round_trip_keeps_everything(void **state)
+{
+    (void)state;
+    rp_profile w, r;
+    char err[RP_READ_ERROR_MAX];
+    build_sample_profile(&w, true);
+    const char *path = tmp_path("round.json.gz");
+    assert_int_equal(rp_profile_write_file(&w, path), 0);
+    assert_int_equal(rp_profile_init(&r, true), 0);
+    assert_int_equal(rp_profile_read_file(&r, path, err), 0);
+
+    assert_int_equal(r.meta.mode, RP_MODE_WALL);
+    assert_int_equal(r.meta.pid, 4242);
+    assert_int_equal(r.meta.frequency, 999);
+    assert_int_equal(r.meta.trigger_count, 10);
+    assert_int_equal(r.meta.sampling_count, 9);
+    assert_int_equal(r.meta.sampling_time_ns, 12345);
+    assert_int_equal(r.meta.start_time_ns, 1700000000123456789);
+    assert_int_equal(r.meta.duration_ns, 2000000000);
+    assert_int_equal(r.meta.dropped_samples, 1);
+    assert_string_equal(rp_profile_str(&r, r.meta.ruby_version), "3.4.5");
+    assert_string_equal(rp_profile_str(&r, r.meta.rperf_version), RP_VERSION);
+    assert_int_equal(r.meta.command_len, 2);
+    assert_string_equal(rp_profile_str(&r, r.meta.command[1]), "fib.rb");
+    assert_true(r.meta.has_gc && r.meta.has_os && r.meta.has_yjit);
+    assert_int_equal(r.meta.gc.allocated_objects, 106078);
+    assert_int_equal(r.meta.os.io_write_bytes, 8192);
+    assert_true(r.meta.yjit_ratio == 0.5);
+
+    assert_int_equal(r.samples.count, 2);
+    assert_int_equal(r.samples.samples[0].weight, 4000000);
+    assert_string_equal(frame_text(&r, 0, 0), "fib.rb|Object#fibonacci");
+    assert_string_equal(frame_text(&r, 0, 1), "fib.rb|<main>");
+    assert_string_equal(frame_text(&r, 1, 0), "<C method>|Kernel#sleep");
+    assert_int_equal(r.samples.samples[1].thread_seq, 2);
+    const rp_label_set *ls = &r.label_sets[r.samples.samples[1].label_set];
+    assert_int_equal(ls->count, 1);
+    assert_string_equal(rp_profile_str(&r, r.labels[ls->first].key), "%GVL");
+    assert_string_equal(rp_profile_str(&r, r.labels[ls->first].value), "blocked");
+    rp_profile_free(&w);
+    rp_profile_free(&r);
+}
+
+static void test_raw_samples_are_read_and_aggregated(void **state)
+{
+    (void)state;
+    rp_profile w, r;
+    char err[RP_READ_ERROR_MAX];
+    build_sample_profile(&w, false);
+    assert_int_equal(w.samples.count, 3);
+    const char *path = tmp_path("raw.json.gz");
+    assert_int_equal(rp_profile_write_file(&w, path), 0);
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "zcat '%s' | grep -q '\"raw_samples\":'", path);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(rp_profile_init(&r, true), 0);
+    assert_int_equal(rp_profile_read_file(&r, path, err), 0);
+    assert_int_equal(r.samples.count, 2);
+    assert_int_equal(r.samples.samples[0].weight, 4000000);
+    rp_profile_free(&w);
+    rp_profile_free(&r);
+}
+
+static void write_file(const char *path, const void *data, size_t len, bool gzip)
+{
+    if (gzip) {
+        gzFile gz = gzopen(path, "wb");
+        assert_non_null(gz);
+        if (len)
+            assert_int_equal(gzwrite(gz, data, (unsigned)len), (int)len);
+        gzclose(gz);
+    } else {
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        fwrite(data, 1, len, f);
+        fclose(f);
+    }
+}
+
+/* Reads `json` (gzip-compressed) and expects an error containing `expect`. */
+static void expect_error(const char *json, const char *expect)
+{
+    rp_profile p;
+    char err[RP_READ_ERROR_MAX] = "";
+    const char *path = tmp_path("bad.json.gz");
+    write_file(path, json, strlen(json), true);
+    assert_int_equal(rp_profile_init(&p, true), 0);
+    assert_int_equal(rp_profile_read_file(&p, path, err), -1);
+    if (!strstr(err, expect))
+        fail_msg("error \"%s\" does not mention \"%s\" for %s", err, expect, json);
+    rp_profile_free(&p);
+}
+
+static void test_bad_documents_are_named(void **state)
+{
+    (void)state;
+    expect_error("", "empty file");
+    expect_error("hello", "not valid JSON");
+    expect_error("{\"aggregated_samples\": [", "not valid JSON");
+    expect_error("[1,2]", "not a JSON object");
+    expect_error("{\"mode\":\"cpu\"}", "no \"aggregated_samples\"");
+    expect_error("{\"aggregated_samples\": {}}", "must be an array");
+    expect_error("{\"mode\":\"gpu\",\"aggregated_samples\":[]}", "\"mode\"");
+    expect_error("{\"frequency\":-1,\"aggregated_samples\":[]}", "\"frequency\" must be a non-negative");
+    expect_error("{\"pid\":\"12\",\"aggregated_samples\":[]}", "\"pid\"");
+    expect_error("{\"aggregated_samples\":[5]}", "sample 0: expected");
+    expect_error("{\"aggregated_samples\":[[[], -5, 1, 0]]}", "sample 0: weight");
+    expect_error("{\"aggregated_samples\":[[[], 1.5, 1, 0]]}", "sample 0: weight");
+    expect_error("{\"aggregated_samples\":[[[], \"5\", 1, 0]]}", "sample 0: weight");
+    expect_error("{\"aggregated_samples\":[[{}, 5, 1, 0]]}", "frames must be an array");
+    expect_error("{\"aggregated_samples\":[[[[\"a\"]], 5, 1, 0]]}", "sample 0, frame 0");
+    expect_error("{\"aggregated_samples\":[[[[\"a\", 3]], 5, 1, 0]]}", "sample 0, frame 0");
+    expect_error("{\"aggregated_samples\":[[[], 5, -1, 0]]}", "thread_seq");
+    expect_error("{\"aggregated_samples\":[[[], 5, 1, 7]], \"label_sets\":[{}]}",
+                 "label_set_id 7 is out of range (1 label sets)");
+    expect_error("{\"aggregated_samples\":[[[], 5, 1, 1]]}", "label_set_id 1 is out of range");
+    expect_error("{\"aggregated_samples\":[], \"label_sets\":[[]]}", "label set 0 must be an object");
+    expect_error("{\"aggregated_samples\":[], \"label_sets\":[{\"k\":[1]}]}", "value of \"k\"");
+    expect_error("{\"aggregated_samples\":[[[], 9223372036854775807, 1, 0],"
+                 "[[], 9223372036854775807, 1, 0]]}",
+                 "overflows");
+    expect_error("{\"aggregated_samples\":[], \"command\":[1]}", "\"command\"");
+    expect_error("{\"aggregated_samples\":[], \"gc\":5}", "\"gc\" must be an object");
+    expect_error("{\"aggregated_samples\":[], \"yjit_ratio\":7}", "yjit_ratio");
+}
+
+static void test_bad_files_are_named(void **state)
+{
+    (void)state;
+    rp_profile p;
+    char err[RP_READ_ERROR_MAX];
+    assert_int_equal(rp_profile_init(&p, true), 0);
+
+    assert_int_equal(rp_profile_read_file(&p, tmp_path("missing.json.gz"), err), -1);
+    assert_non_null(strstr(err, "cannot open"));
+
+    /* A gzip stream cut in the middle. */
+    rp_profile w;
+    build_sample_profile(&w, true);
+    const char *good = tmp_path("good.json.gz");
+    assert_int_equal(rp_profile_write_file(&w, good), 0);
+    rp_profile_free(&w);
+    FILE *f = fopen(good, "rb");
+    char buf[4096];
+    size_t n = fread(buf, 1, sizeof(buf), f);
+    fclose(f);
+    write_file(tmp_path("cut.json.gz"), buf, n / 2, false);
+    assert_int_equal(rp_profile_read_file(&p, tmp_path("cut.json.gz"), err), -1);
+    assert_non_null(strstr(err, "gzip"));
+
+    /* Plain JSON (not compressed) is accepted, as the gem's load does. */
+    const char *plain = "{\"mode\":\"cpu\",\"frequency\":100,"
+                        "\"aggregated_samples\":[[[[\"a.rb\",\"m\"]],5,1,0]]}";
+    write_file(tmp_path("plain.json"), plain, strlen(plain), false);
+    assert_int_equal(rp_profile_read_file(&p, tmp_path("plain.json"), err), 0);
+    assert_int_equal(p.samples.count, 1);
+
+    /* Binary garbage that is neither gzip nor JSON. */
+    write_file(tmp_path("junk.json.gz"), "\x01\x02\x03\xff", 4, false);
+    assert_int_equal(rp_profile_read_file(&p, tmp_path("junk.json.gz"), err), -1);
+    assert_non_null(strstr(err, "not valid JSON"));
+    rp_profile_free(&p);
+}
+
+/* A document as the rperf gem 0.9 writes it: extra keys, no extensions,
+ * label values that are not strings. */
+static void test_gem_document_is_read(void **state)
+{
+    (void)state;
+    static const char doc[] =
+        "{\"meta\":{\"x\":1},\"summary\":{},\"mode\":\"wall\",\"frequency\":1000,"
+        "\"trigger_count\":3,\"sampling_count\":3,\"sampling_time_ns\":900,"
+        "\"detected_thread_count\":1,\"unique_frames\":2,\"unique_stacks\":2,"
+        "\"start_time_ns\":1,\"duration_ns\":5000000,"
+        "\"aggregated_samples\":[[[[\"x.rb\",\"Foo#bar\"],[\"x.rb\",\"<main>\"]],2000000,1,0],"
+        "[[[\"<C method>\",\"Kernel#sleep\"]],3000000,1,1]],"
+        "\"label_sets\":[{},{\"%GVL\":\"blocked\",\"request\":42}],"
+        "\"rperf_version\":\"0.9.0\",\"pid\":10,\"ppid\":1}";
+    rp_profile p;
+    char err[RP_READ_ERROR_MAX];
+    assert_int_equal(rp_profile_init(&p, true), 0);
+    assert_int_equal(rp_profile_read_buffer(&p, doc, sizeof(doc) - 1, err), 0);
+    assert_int_equal(p.meta.mode, RP_MODE_WALL);
+    assert_int_equal(p.samples.count, 2);
+    const rp_label_set *ls = &p.label_sets[p.samples.samples[1].label_set];
+    assert_int_equal(ls->count, 2);
+    assert_false(p.meta.has_gc);
+    rp_profile_free(&p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip_keeps_everything),
+        cmocka_unit_test(test_raw_samples_are_read_and_aggregated),
+        cmocka_unit_test(test_bad_documents_are_named),
+        cmocka_unit_test(test_bad_files_are_named),
+        cmocka_unit_test(test_gem_document_is_read),
+    };
+    return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}

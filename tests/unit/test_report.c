@@ -1,0 +1,95 @@
+/*
+ * Unit tests for common/flatcum and analyzer/report: the gem's text layout.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../../analyzer/report.h"
+#include "../../common/flatcum.h"
+#include "helpers.h"
+
+static void make_profile(rp_profile *p)
+{
+    assert_int_equal(rp_profile_init(p, true), 0);
+    p->meta.frequency = 1000;
+    p->meta.sampling_count = 2034;
+    /* recursion: fib appears three times on one stack */
+    add_sample(p, 2000000000, 1, 0, "fib.rb|Object#fibonacci", "fib.rb|Object#fibonacci",
+               "fib.rb|Object#fibonacci", "fib.rb|<main>", NULL);
+    add_sample(p, 34200000, 1, 0, "<C method>|Integer#+", "fib.rb|Object#fibonacci",
+               "fib.rb|<main>", NULL);
+    add_sample(p, 0, 1, 0, "x.rb|Zero#weight", NULL);
+    add_sample(p, 1500000, 2, 0, "|label without path", NULL);
+}
+
+static void test_flat_and_cumulative(void **state)
+{
+    (void)state;
+    rp_profile p;
+    rp_flatcum fc;
+    make_profile(&p);
+    assert_int_equal(rp_flatcum_compute(&p, &fc), 0);
+    assert_int_equal(fc.total, 2035700000);
+    assert_int_equal(fc.flat_count, 3); /* the zero-weight frame is left out */
+    assert_int_equal(fc.flat[0].weight, 2000000000);
+    assert_int_equal(fc.cum[0].weight, 2034200000); /* fib counted once per sample */
+    rp_flatcum_free(&fc);
+    rp_profile_free(&p);
+}
+
+static void test_report_layout(void **state)
+{
+    (void)state;
+    rp_profile p;
+    make_profile(&p);
+    char *text = NULL;
+    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_report_write(&p, out, 50, true), 0));
+    assert_string_equal(text,
+                        "Total: 2035.7ms (cpu)\n"
+                        "Samples: 2034, Frequency: 1000Hz\n"
+                        "\n"
+                        " Flat:\n"
+                        "         2,000.0 ms  98.2%  Object#fibonacci (fib.rb)\n"
+                        "            34.2 ms   1.7%  Integer#+ (<C method>)\n"
+                        "             1.5 ms   0.1%  label without path\n"
+                        "\n"
+                        " Cumulative:\n"
+                        "         2,034.2 ms  99.9%  Object#fibonacci (fib.rb)\n"
+                        "         2,034.2 ms  99.9%  <main> (fib.rb)\n"
+                        "            34.2 ms   1.7%  Integer#+ (<C method>)\n"
+                        "             1.5 ms   0.1%  label without path\n");
+    free(text);
+    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_report_write(&p, out, 1, false), 0));
+    assert_string_equal(text, " Flat:\n"
+                              "         2,000.0 ms  98.2%  Object#fibonacci (fib.rb)\n"
+                              "\n"
+                              " Cumulative:\n"
+                              "         2,034.2 ms  99.9%  Object#fibonacci (fib.rb)\n");
+    free(text);
+    rp_profile_free(&p);
+}
+
+static void test_empty_profile(void **state)
+{
+    (void)state;
+    rp_profile p;
+    assert_int_equal(rp_profile_init(&p, true), 0);
+    char *text = NULL;
+    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_report_write(&p, out, 50, true), 0));
+    assert_string_equal(text, "No samples recorded.\n");
+    free(text);
+    rp_profile_free(&p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_flat_and_cumulative),
+        cmocka_unit_test(test_report_layout),
+        cmocka_unit_test(test_empty_profile),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
