@@ -118,7 +118,8 @@ static bool label_set_equals(const void *ctx, uint32_t index)
     const struct label_set_key *k = ctx;
     const rp_label_set *ls = &k->p->label_sets[index];
     return ls->count == k->count &&
-           memcmp(k->p->labels + ls->first, k->pairs, k->count * sizeof(rp_label)) == 0;
+           (k->count == 0 ||
+            memcmp(k->p->labels + ls->first, k->pairs, k->count * sizeof(rp_label)) == 0);
 }
 
 uint32_t rp_profile_label_set(rp_profile *p, const rp_label *pairs, uint32_t count)

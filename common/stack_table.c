@@ -33,7 +33,8 @@ static bool stack_equals(const void *ctx, uint32_t index)
     const struct stack_key *key = ctx;
     const rp_stack *s = &key->t->stacks[index];
     return s->depth == key->depth &&
-           memcmp(key->t->pool + s->offset, key->frames, key->depth * sizeof(uint32_t)) == 0;
+           (key->depth == 0 ||
+            memcmp(key->t->pool + s->offset, key->frames, key->depth * sizeof(uint32_t)) == 0);
 }
 
 uint32_t rp_stack_table_intern(rp_stack_table *t, const uint32_t *frames, uint32_t depth)

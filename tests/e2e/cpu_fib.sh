@@ -2,8 +2,8 @@
 # well-formed, complete and named profile-<pid>-<start_ns>.json.gz.
 . "$(dirname "$0")/lib.sh"
 
-profiled "$WORK/s" "$RUBY" "$RPERF_TEST_SRC/examples/fib.rb" 35 >out.txt
-grep -q "fibonacci(35) = 9227465" out.txt || fail "program output changed: $(cat out.txt)"
+profiled "$WORK/s" "$RUBY" "$RPERF_TEST_SRC/examples/fib.rb" 36 >out.txt
+grep -q "fibonacci(36) = 14930352" out.txt || fail "program output changed: $(cat out.txt)"
 profile=$(only_profile "$WORK/s")
 [[ $(basename "$profile") =~ ^profile-[0-9]+-[0-9]{19}\.json\.gz$ ]] || fail "bad file name $profile"
 [ -z "$(find "$WORK/s" -name '*.tmp.*')" ] || fail "temporary file left behind"
