@@ -24,6 +24,7 @@
 
 #include "aggregator.h"
 #include "config.h"
+#include "gvl_gc.h"
 #include "log.h"
 #include "procstats.h"
 #include "ruby_api.h"
@@ -31,6 +32,7 @@
 #include "sampler.h"
 #include "session.h"
 #include "threads.h"
+#include "verbose.h"
 #include "worker.h"
 #include "writer.h"
 
@@ -105,6 +107,7 @@ static void start_agent(void)
     restart_job = rb_postponed_job_preregister(0, restart_in_fork_child, NULL);
     rb_set_end_proc(on_ruby_exit, Qnil);
     pthread_atfork(NULL, NULL, on_fork_child);
+    rp_gvl_gc_start(cfg.mode);
     begin_profile();
 }
 
@@ -145,6 +148,7 @@ static void finish_profile(void)
     if (getpid() != owner_pid || !atomic_compare_exchange_strong(&state, &expected, AGENT_OFF))
         return;
     rp_sampler_end();
+    rp_gvl_gc_stop();
     rp_worker_stop();
     rp_aggregator_fold(rp_sample_buf_active());
     rp_threads_shutdown();
@@ -159,8 +163,13 @@ static void finish_profile(void)
         .label_pid = is_fork_child,
     };
     char path[RP_PATH_MAX + 64];
-    bool wrote = rp_writer_write(&req, path, sizeof(path)) == 0;
+    rp_profile profile;
+    bool wrote = rp_writer_build(&req, &profile) == 0;
     rp_aggregator_clear();
+    wrote = wrote && rp_writer_save(&req, &profile, path, sizeof(path)) == 0;
+    if (cfg.verbose)
+        rp_verbose_print(&profile, rp_threads_allocated());
+    rp_profile_free(&profile);
     announce_session(wrote);
 }
 
@@ -212,6 +221,7 @@ static void restart_in_fork_child(void *unused)
     rp_aggregator_clear();
     rp_sampler_stats_reset();
     rp_threads_new_generation();
+    rp_gvl_gc_after_fork();
     begin_profile();
 }
 

@@ -32,6 +32,7 @@
 #pragma weak rb_profile_frame_path
 #pragma weak rb_profile_frame_full_label
 #pragma weak rb_thread_current
+#pragma weak rb_thread_main
 #pragma weak rb_internal_thread_specific_key_create
 #pragma weak rb_internal_thread_specific_get
 #pragma weak rb_internal_thread_specific_set

@@ -67,23 +67,22 @@ static bool try_hand_over(void)
     return true;
 }
 
-bool rp_sample_buf_capture(uint32_t thread_seq, rp_vm_state state, int64_t weight,
-                           bool *truncated)
+rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, rp_vm_state state, int64_t weight)
 {
     rp_sample_buf *b = buffers[active];
-    *truncated = false;
     if (!has_room(b)) {
         if (!try_hand_over())
-            return false;
+            return RP_CAPTURE_FULL;
         b = buffers[active];
     }
     /* One frame more than kept, to learn whether the stack was cut. */
     int depth = rb_profile_frames(0, RP_STACK_MAX + 1, b->frames + b->frame_count, NULL);
     if (depth <= 0)
-        return false;
+        return RP_CAPTURE_NO_FRAMES;
+    rp_capture_result result = RP_CAPTURED;
     if (depth > RP_STACK_MAX) {
         depth = RP_STACK_MAX;
-        *truncated = true;
+        result = RP_CAPTURED_TRUNCATED;
     }
     b->samples[b->count++] = (rp_buffered_sample){
         .frame_offset = b->frame_count,
@@ -95,7 +94,7 @@ bool rp_sample_buf_capture(uint32_t thread_seq, rp_vm_state state, int64_t weigh
     b->frame_count += (uint32_t)depth;
     if (is_half_full(b))
         try_hand_over();
-    return true;
+    return result;
 }
 
 rp_sample_buf *rp_sample_buf_take_full(void)

@@ -48,12 +48,16 @@ typedef struct rp_sample_buf {
 int rp_sample_buf_init(void);
 void rp_sample_buf_free(void);
 
-/* GVL held (postponed job, GC hooks): captures the current thread's stack
- * with `weight`. Returns false when the sample had to be dropped (both
- * buffers full) or there was no Ruby frame. *truncated is set when the
- * stack was deeper than RP_STACK_MAX. */
-bool rp_sample_buf_capture(uint32_t thread_seq, rp_vm_state state, int64_t weight,
-                           bool *truncated);
+typedef enum rp_capture_result {
+    RP_CAPTURED,
+    RP_CAPTURED_TRUNCATED, /* deeper than RP_STACK_MAX: the leaf side was kept */
+    RP_CAPTURE_NO_FRAMES,  /* no Ruby frame (VM boot, a dying thread) */
+    RP_CAPTURE_FULL,       /* both buffers full: the sample is dropped */
+} rp_capture_result;
+
+/* GVL held (postponed job, GVL and GC hooks): captures the current
+ * thread's stack with `weight`. */
+rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, rp_vm_state state, int64_t weight);
 
 /* Worker thread: the buffer handed over for folding, or NULL. */
 rp_sample_buf *rp_sample_buf_take_full(void);

@@ -33,35 +33,55 @@ int64_t rp_sampler_clock_ns(void)
 
 void rp_sampler_record(uint32_t thread_seq, int vm_state, int64_t weight)
 {
-    bool truncated;
-    if (!rp_sample_buf_capture(thread_seq, (rp_vm_state)vm_state, weight, &truncated))
+    switch (rp_sample_buf_capture(thread_seq, (rp_vm_state)vm_state, weight)) {
+    case RP_CAPTURE_FULL:
         stats.dropped_samples++;
-    if (truncated)
+        break;
+    case RP_CAPTURED_TRUNCATED:
         stats.truncated_samples++;
+        break;
+    default:
+        break;
+    }
+}
+
+bool rp_sampler_is_accepting(void)
+{
+    return atomic_load_explicit(&accepting, memory_order_relaxed);
+}
+
+rp_thread *rp_sampler_current_thread(int64_t now)
+{
+    bool is_new;
+    rp_thread *t = rp_threads_current(&is_new);
+    if (!t) {
+        stats.dropped_samples++;
+        return NULL;
+    }
+    if (is_new)
+        t->prev_ns = sample_mode == RP_MODE_CPU ? 0 : now;
+    return t;
+}
+
+void rp_sampler_charge(rp_thread *t, int64_t now)
+{
+    int64_t weight = now - t->prev_ns;
+    t->prev_ns = now;
+    if (weight > 0)
+        rp_sampler_record(t->thread_seq, RP_VM_RUNNING, weight);
 }
 
 /* Postponed job — Ruby thread with the GVL, at a safepoint. */
 static void sample_job(void *unused)
 {
     (void)unused;
-    if (!atomic_load_explicit(&accepting, memory_order_relaxed))
+    if (!rp_sampler_is_accepting())
         return;
     int64_t now = rp_sampler_clock_ns();
-    bool is_new;
-    rp_thread *t = rp_threads_current(&is_new);
-    if (!t) {
-        stats.dropped_samples++;
+    rp_thread *t = rp_sampler_current_thread(now);
+    if (!t)
         return;
-    }
-    /* A thread first seen in cpu mode has spent all its CPU time since it
-     * started (after profiling began); in wall mode its start is unknown,
-     * so its clock starts now. */
-    if (is_new)
-        t->prev_ns = sample_mode == RP_MODE_CPU ? 0 : now;
-    int64_t weight = now - t->prev_ns;
-    t->prev_ns = now;
-    if (weight > 0)
-        rp_sampler_record(t->thread_seq, RP_VM_RUNNING, weight);
+    rp_sampler_charge(t, now);
     stats.sampling_count++;
     stats.sampling_time_ns += (uint64_t)(rp_sampler_clock_ns() - now);
 }

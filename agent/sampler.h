@@ -39,6 +39,21 @@ void rp_sampler_trigger(void);
 /* The mode's clock for the calling thread, in ns. */
 int64_t rp_sampler_clock_ns(void);
 
+/* Whether samples are being taken (hooks check it before doing anything). */
+bool rp_sampler_is_accepting(void);
+
+struct rp_thread;
+
+/* GVL held: the current thread's record; a record seen for the first time
+ * has its clock started (at 0 in cpu mode: a new thread's CPU time is all
+ * its own; at `now` in wall mode: its start is unknown). NULL when out of
+ * memory (counted as a dropped sample). */
+struct rp_thread *rp_sampler_current_thread(int64_t now);
+
+/* GVL held: charges the time since the thread's previous sample to the
+ * current stack as running time, and restarts its clock at `now`. */
+void rp_sampler_charge(struct rp_thread *t, int64_t now);
+
 /* GVL held: records a sample with an explicit VM state and weight for the
  * current stack (used by the GVL and GC trackers). */
 void rp_sampler_record(uint32_t thread_seq, int vm_state, int64_t weight);

@@ -19,6 +19,7 @@ static rb_internal_thread_event_hook_t *exit_hook;
 static _Atomic(rp_thread *) free_records;
 static uint32_t generation = 1;
 static uint32_t next_thread_seq = 1;
+static size_t records_allocated;
 
 /* EXITED hook — runs on the exiting thread WITHOUT the GVL. Touches only the
  * thread's own record and the atomic free list. */
@@ -78,19 +79,34 @@ rp_thread *rp_threads_current(bool *is_new)
         return t;
     if (!t) {
         t = pop_free_record();
-        if (!t)
+        if (!t) {
             t = malloc(sizeof(*t));
-        if (!t)
-            return NULL;
+            if (!t)
+                return NULL;
+            records_allocated++;
+        }
         rb_internal_thread_specific_set(thread, thread_key, t);
     }
     t->prev_ns = 0;
+    t->suspended_ns = 0;
+    t->ready_ns = 0;
     t->thread_seq = next_thread_seq++;
     t->generation = generation;
     t->thread = thread;
     t->next_free = NULL;
     *is_new = true;
     return t;
+}
+
+rp_thread *rp_threads_find(VALUE thread)
+{
+    rp_thread *t = rb_internal_thread_specific_get(thread, thread_key);
+    return t && t->generation == generation ? t : NULL;
+}
+
+size_t rp_threads_allocated(void)
+{
+    return records_allocated;
 }
 
 uint32_t rp_threads_detected(void)

@@ -10,12 +10,15 @@
 #define RPERF_AGENT_THREADS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ruby_api.h"
 
 typedef struct rp_thread {
     int64_t prev_ns;      /* the mode's clock at this thread's previous sample */
+    int64_t suspended_ns; /* wall mode: CLOCK_MONOTONIC when it released the GVL, or 0 */
+    int64_t ready_ns;     /* wall mode: CLOCK_MONOTONIC when it asked for the GVL back, or 0 */
     uint32_t thread_seq;  /* 1-based, in the order first seen */
     uint32_t generation;  /* profile generation the record belongs to */
     VALUE thread;         /* the Ruby Thread (not marked: only compared) */
@@ -30,6 +33,13 @@ int rp_threads_init(void);
  * thread, created on first sight with *is_new set; NULL when out of memory.
  * A new record's prev_ns is 0 — the caller sets it. */
 rp_thread *rp_threads_current(bool *is_new);
+
+/* Any context (thread event hooks without the GVL included): the record of
+ * `thread` if it has a current one, else NULL. Never allocates. */
+rp_thread *rp_threads_find(VALUE thread);
+
+/* Records allocated so far (exited threads' records are reused). */
+size_t rp_threads_allocated(void);
 
 /* GVL held: number of threads seen in this profile generation. */
 uint32_t rp_threads_detected(void);

@@ -130,24 +130,32 @@ static void fill_meta(rp_profile *p, const rp_write_request *req, const rp_aggre
     rp_procstats_fill(p);
 }
 
-static int build_profile(rp_profile *p, const rp_write_request *req)
+int rp_writer_build(const rp_write_request *req, rp_profile *p)
 {
     const rp_aggregate *agg = rp_aggregator_tables();
     uint32_t label_sets[RP_VM_STATE_COUNT];
-    if (rp_profile_init(p, req->cfg->aggregate) != 0)
+    if (rp_profile_init(p, req->cfg->aggregate) != 0) {
+        rp_log("cannot write profile: out of memory");
         return -1;
+    }
     uint32_t *frame_map = resolve_frames(p, agg);
     int rc = frame_map && compose_label_sets(p, req->label_pid, label_sets) == 0 &&
                      copy_samples(p, agg, frame_map, label_sets) == 0
                  ? 0
                  : -1;
     free(frame_map);
-    if (rc == 0)
-        fill_meta(p, req, agg);
-    return rc;
+    if (rc != 0) {
+        rp_profile_free(p);
+        rp_profile_init(p, req->cfg->aggregate);
+        rp_log("cannot write profile: out of memory");
+        return -1;
+    }
+    fill_meta(p, req, agg);
+    return 0;
 }
 
-int rp_writer_write(const rp_write_request *req, char *path_out, size_t path_size)
+int rp_writer_save(const rp_write_request *req, const rp_profile *p, char *path_out,
+                   size_t path_size)
 {
     if (rp_session_check(req->session) != 0)
         return -1;
@@ -156,14 +164,7 @@ int rp_writer_write(const rp_write_request *req, char *path_out, size_t path_siz
         rp_log("cannot write profile: session directory path too long");
         return -1;
     }
-    rp_profile p;
-    if (build_profile(&p, req) != 0) {
-        rp_profile_free(&p);
-        rp_log("cannot write profile %s: out of memory", path_out);
-        return -1;
-    }
-    int err = rp_profile_write_file(&p, path_out);
-    rp_profile_free(&p);
+    int err = rp_profile_write_file(p, path_out);
     if (err) {
         rp_log("cannot write profile %s: %s", path_out, strerror(err));
         return -1;

@@ -26,8 +26,16 @@ typedef struct rp_write_request {
     bool label_pid; /* fork child: every sample carries %pid=<pid> */
 } rp_write_request;
 
-/* End of profiling, GVL held, worker stopped: writes the profile. Returns 0
- * or -1 (one line already printed). *path_out receives the file name. */
-int rp_writer_write(const rp_write_request *req, char *path_out, size_t path_size);
+#include "../common/profile.h"
+
+/* End of profiling, GVL held, worker stopped: builds the profile from the
+ * aggregator's tables. Returns 0, or -1 (one line already printed; `p` is
+ * then empty but must still be freed). */
+int rp_writer_build(const rp_write_request *req, rp_profile *p);
+
+/* Writes `p` into the session directory. Returns 0 or -1 (one line already
+ * printed). *path_out receives the file name. */
+int rp_writer_save(const rp_write_request *req, const rp_profile *p, char *path_out,
+                   size_t path_size);
 
 #endif

@@ -6,6 +6,10 @@
 #                                                 for samples whose stack has LABEL
 #   ruby profile_check.rb weight FILE LABEL       total ns of samples whose stack has LABEL
 #   ruby profile_check.rb total FILE              total ns of all samples
+#   ruby profile_check.rb labeled FILE LABEL K=V  total ns of samples whose stack has
+#                                                 LABEL ("-" for any) and whose label
+#                                                 set has K=V ("-" for none)
+#   ruby profile_check.rb field FILE KEY          a top-level value
 require "json"
 require "zlib"
 
@@ -77,5 +81,13 @@ when "threads"
   by_thread.sort.each { |t, w| puts "#{t} #{w}" }
 when "weight" then puts samples_with(doc, label).sum { |_, w, *| w }
 when "total" then puts (doc["aggregated_samples"] || doc["raw_samples"]).sum { |_, w, *| w }
+when "labeled"
+  key, value = ARGV[3].split("=", 2)
+  samples = label == "-" ? (doc["aggregated_samples"] || doc["raw_samples"]) : samples_with(doc, label)
+  puts samples.select { |_, _, _, ls|
+    set = doc["label_sets"][ls]
+    key == "-" ? set.empty? : set[key] == value
+  }.sum { |_, w, *| w }
+when "field" then puts doc.fetch(label).to_json
 else abort "unknown check #{cmd}"
 end

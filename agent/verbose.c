@@ -1,0 +1,49 @@
+/*
+ * agent/verbose.c — RPERF_VERBOSE=1 summary. See verbose.h.
+ * Context: end of profiling (GVL held); writes to stderr with stdio.
+ */
+#include "verbose.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "../common/flatcum.h"
+
+#define VERBOSE_TOP 10
+
+static void print_top(const rp_profile *p, const char *kind, const rp_frame_weight *rows,
+                      size_t count, int64_t total)
+{
+    size_t n = count < VERBOSE_TOP ? count : VERBOSE_TOP;
+    fprintf(stderr, "[Rperf] top %zu by %s:\n", n, kind);
+    for (size_t i = 0; i < n; i++) {
+        const rp_frame *f = &p->frames[rows[i].frame];
+        const char *path = rp_profile_str(p, f->path);
+        double pct = total > 0 ? (double)rows[i].weight * 100.0 / (double)total : 0.0;
+        fprintf(stderr, "[Rperf]   %8.1fms %5.1f%%  %s%s%s%s\n", (double)rows[i].weight / 1e6, pct,
+                rp_profile_str(p, f->label), *path ? " (" : "", path, *path ? ")" : "");
+    }
+}
+
+void rp_verbose_print(const rp_profile *p, size_t thread_records)
+{
+    const rp_meta *m = &p->meta;
+    double avg_us = m->sampling_count > 0
+                        ? (double)m->sampling_time_ns / (double)m->sampling_count / 1000.0
+                        : 0.0;
+    fprintf(stderr, "[Rperf] mode=%s frequency=%" PRId64 "Hz\n", rp_mode_name(m->mode),
+            m->frequency);
+    fprintf(stderr, "[Rperf] sampling: %" PRId64 " calls, %.2fms total, %.1fus/call avg\n",
+            m->sampling_count, (double)m->sampling_time_ns / 1e6, avg_us);
+    fprintf(stderr, "[Rperf] samples recorded: %" PRId64 " (%" PRId64 " triggers, %" PRId64
+                    " dropped, %" PRId64 " truncated at 512 frames)\n",
+            m->sampling_count, m->trigger_count, m->dropped_samples, m->truncated_samples);
+    fprintf(stderr, "[Rperf] thread records: %zu allocated for %" PRId64 " threads\n",
+            thread_records, m->detected_thread_count);
+    rp_flatcum fc;
+    if (p->samples.count == 0 || rp_flatcum_compute(p, &fc) != 0)
+        return;
+    print_top(p, "flat", fc.flat, fc.flat_count, fc.total);
+    print_top(p, "cum", fc.cum, fc.cum_count, fc.total);
+    rp_flatcum_free(&fc);
+}

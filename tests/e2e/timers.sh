@@ -1,0 +1,56 @@
+# Both timers (signal, sleeping thread) sample at roughly the asked
+# frequency; another signal number works; a signal the program inherited
+# as ignored is not stolen (fallback to the sleeping thread).
+. "$(dirname "$0")/lib.sh"
+
+cat >busy.rb <<'RUBY'
+t = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+nil while Process.clock_gettime(Process::CLOCK_MONOTONIC) - t < 0.5
+RUBY
+
+# rate SESSION: triggers per second of profile duration.
+rate() {
+    local f
+    f=$(only_profile "$1")
+    awk -v t="$(check field "$f" trigger_count)" -v d="$(check field "$f" duration_ns)" \
+        'BEGIN { printf "%.0f", t / (d / 1e9) }'
+}
+
+expect_rate() {
+    local name=$1 hz=$2
+    local r
+    r=$(rate "$WORK/$name")
+    note "$name: asked ${hz} Hz, got ${r} triggers/s"
+    awk -v r="$r" -v hz="$hz" 'BEGIN { exit !(r >= 0.5 * hz && r <= 1.5 * hz) }' \
+        || fail "$name: ${r} triggers/s for ${hz} Hz"
+}
+
+RPERF_FREQUENCY=200 profiled "$WORK/signal200" "$RUBY" busy.rb
+expect_rate signal200 200
+RPERF_FREQUENCY=1000 profiled "$WORK/signal1000" "$RUBY" busy.rb
+expect_rate signal1000 1000
+RPERF_FREQUENCY=200 RPERF_SIGNAL=false profiled "$WORK/sleep200" "$RUBY" busy.rb
+expect_rate sleep200 200
+RPERF_FREQUENCY=1000 RPERF_SIGNAL=false profiled "$WORK/sleep1000" "$RUBY" busy.rb
+expect_rate sleep1000 1000
+sig=$(( $(kill -l RTMIN) + 3 ))
+RPERF_SIGNAL=$sig profiled "$WORK/othersig" "$RUBY" busy.rb
+expect_rate othersig 1000
+
+# SIGRTMIN+8 inherited as ignored: the program keeps it ignored; the agent
+# uses the sleeping thread and says so only when verbose.
+rtmin8=$(( $(kill -l RTMIN) + 8 ))
+cat >check_ignored.rb <<RUBY
+status = File.read("/proc/self/status")[/^SigIgn:\s*(\h+)/, 1].to_i(16)
+puts((status >> ($rtmin8 - 1)) & 1)
+t = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+nil while Process.clock_gettime(Process::CLOCK_MONOTONIC) - t < 0.3
+RUBY
+(trap '' RTMIN+8; RPERF_VERBOSE=1 profiled "$WORK/ignored" "$RUBY" check_ignored.rb >ignored.out 2>ignored.err)
+[ "$(cat ignored.out)" = 1 ] || fail "the program no longer ignores SIGRTMIN+8"
+grep -q "^rperf: signal $rtmin8 already has a handler in this program; using the sleeping-thread timer" ignored.err \
+    || fail "no fallback message: $(head -3 ignored.err)"
+trig=$(check field "$(only_profile "$WORK/ignored")" trigger_count)
+[ "$trig" -gt 100 ] || fail "fallback timer produced only $trig triggers"
+(trap '' RTMIN+8; profiled "$WORK/ignored_quiet" "$RUBY" check_ignored.rb >/dev/null 2>quiet.err)
+[ ! -s quiet.err ] || fail "fallback is not silent without RPERF_VERBOSE: $(cat quiet.err)"
