@@ -5,7 +5,8 @@
  * - SUSPENDED runs on the releasing thread just before another thread is
  *   woken (thread_sched_to_waiting_common0 and friends in Ruby 3.4): no
  *   other Ruby thread runs yet, so it may read its own stack and append to
- *   the sample buffer like the GVL holder.
+ *   the sample buffer like the GVL holder; it takes no lock and never
+ *   allocates (Ruby documents it as running without the GVL).
  * - READY runs WITHOUT the GVL, possibly on another native thread: it only
  *   stores a timestamp in the thread's existing record.
  * - RESUMED runs with the GVL on the resumed thread.
@@ -51,12 +52,14 @@ static bool in_main_ractor(void)
 
 /* --- GVL ------------------------------------------------------------------ */
 
-static void on_suspended(void)
+/* Officially without the GVL: uses only an existing record (a thread gets
+ * one at its first RESUMED or sample) and never allocates. */
+static void on_suspended(VALUE thread)
 {
-    int64_t now = rp_sampler_clock_ns();
-    rp_thread *t = rp_sampler_current_thread(now);
+    rp_thread *t = rp_threads_find(thread);
     if (!t)
         return;
+    int64_t now = rp_sampler_clock_ns();
     rp_sampler_charge(t, now);
     if (tracking_mode == RP_MODE_WALL) {
         t->suspended_ns = now;
@@ -115,7 +118,7 @@ static void on_thread_event(rb_event_flag_t event, const rb_internal_thread_even
     if (!in_main_ractor())
         return;
     if (event & RUBY_INTERNAL_THREAD_EVENT_SUSPENDED)
-        on_suspended();
+        on_suspended(data->thread);
     else if (event & RUBY_INTERNAL_THREAD_EVENT_RESUMED)
         on_resumed();
 }
