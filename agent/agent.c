@@ -14,6 +14,7 @@
  * at_exit handler), or, for exit!, from the interposed _exit().
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include "aggregator.h"
 #include "config.h"
 #include "gvl_gc.h"
+#include "inherit.h"
 #include "log.h"
 #include "procstats.h"
 #include "ruby_api.h"
@@ -50,9 +52,15 @@ static atomic_int state = AGENT_OFF;
 static pid_t owner_pid;
 static rp_config cfg;
 static rp_session session;
-static bool is_fork_child;
 static int64_t start_realtime_ns, start_monotonic_ns;
 static rb_postponed_job_handle_t restart_job = POSTPONED_JOB_HANDLE_INVALID;
+
+/* libc's versions of the functions this library interposes, resolved once
+ * at load: the interposers may run in a vfork child, where dlsym (which
+ * takes locks) must not be called. */
+static void (*real_exit)(int);
+static int (*real_execve)(const char *, char *const[], char *const[]);
+static int (*real_execv)(const char *, char *const[]);
 
 static int64_t clock_ns(clockid_t clock)
 {
@@ -80,6 +88,19 @@ static void begin_profile(void)
     atomic_store(&state, AGENT_ACTIVE);
 }
 
+/* GVL held: a fresh profile for this process after the previous one was
+ * dropped (fork child) or written (failed exec): empty tables, counters
+ * from zero, threads numbered from 1 again. */
+static void start_new_profile(void)
+{
+    rp_sample_buf_reset();
+    rp_aggregator_clear();
+    rp_sampler_stats_reset();
+    rp_threads_new_generation();
+    rp_gvl_gc_start(cfg.mode);
+    begin_profile();
+}
+
 static void finish_profile(void);
 
 /* End proc — runs on the main thread with the GVL, after the program's own
@@ -95,7 +116,11 @@ static void restart_in_fork_child(void *unused);
 
 static void start_agent(void)
 {
-    if (rp_config_load(&cfg) != 0 || rp_session_open(&session) != 0)
+    if (rp_config_load(&cfg) != 0)
+        return;
+    if (!cfg.inherit)
+        rp_inherit_disable();
+    if (rp_session_open(&session) != 0)
         return;
     rp_procstats_capture_command();
     if (rp_threads_init() != 0 || rp_sampler_init(cfg.mode) != 0)
@@ -131,7 +156,7 @@ __attribute__((visibility("default"))) void ruby_init(void)
 
 static void announce_session(bool wrote)
 {
-    if (!session.is_root || is_fork_child || cfg.quiet)
+    if (!session.is_root || cfg.quiet)
         return;
     int count = rp_session_count_profiles(&session);
     if (!wrote && count == 0)
@@ -151,7 +176,6 @@ static void finish_profile(void)
     rp_gvl_gc_stop();
     rp_worker_stop();
     rp_aggregator_fold(rp_sample_buf_active());
-    rp_threads_shutdown();
 
     rp_write_request req = {
         .cfg = &cfg,
@@ -160,7 +184,8 @@ static void finish_profile(void)
         .detected_threads = rp_threads_detected(),
         .start_realtime_ns = start_realtime_ns,
         .start_monotonic_ns = start_monotonic_ns,
-        .label_pid = is_fork_child,
+        /* Every process but the session's root carries %pid. */
+        .label_pid = !session.is_root,
     };
     char path[RP_PATH_MAX + 64];
     rp_profile profile;
@@ -173,20 +198,67 @@ static void finish_profile(void)
     announce_session(wrote);
 }
 
+/* True when the calling thread is this process's profiled Ruby thread
+ * holding the GVL: the only place where the profile may be written from
+ * an interposed libc call. Cheap and safe in any process and context. */
+static bool on_profiled_ruby_thread(void)
+{
+    return atomic_load(&state) == AGENT_ACTIVE && getpid() == owner_pid && ruby_native_thread_p &&
+           ruby_thread_has_gvl_p && ruby_native_thread_p() && ruby_thread_has_gvl_p();
+}
+
 /* Interposes _exit(): Kernel#exit! (and Process.daemon's parent) leave
  * through it without running end procs. Every process that preloads the
  * agent passes here, so anything but our own profiled Ruby thread goes
  * straight to the real _exit. */
 __attribute__((visibility("default"), noreturn)) void _exit(int status)
 {
-    if (atomic_load(&state) == AGENT_ACTIVE && getpid() == owner_pid && ruby_native_thread_p &&
-        ruby_thread_has_gvl_p && ruby_native_thread_p() && ruby_thread_has_gvl_p())
+    if (on_profiled_ruby_thread())
         finish_profile();
-    void (*real_exit)(int) = (void (*)(int))dlsym(RTLD_NEXT, "_exit");
     if (real_exit)
         real_exit(status);
     syscall(SYS_exit_group, status);
     __builtin_unreachable();
+}
+
+/* A profile left at exec: Kernel#exec replaces the image without running
+ * end procs. If the exec fails, the process goes on and gets a new profile
+ * (a new start time, so a new file). Spawn children (fork or vfork, then
+ * exec) have a different pid than owner_pid and pass straight through. */
+static void before_exec(bool *was_profiling)
+{
+    *was_profiling = on_profiled_ruby_thread();
+    if (*was_profiling)
+        finish_profile();
+}
+
+static void after_failed_exec(bool was_profiling)
+{
+    if (was_profiling)
+        start_new_profile();
+}
+
+__attribute__((visibility("default"))) int execve(const char *path, char *const argv[],
+                                                  char *const envp[])
+{
+    bool was_profiling;
+    before_exec(&was_profiling);
+    int rc = real_execve(path, argv, envp);
+    int saved_errno = errno;
+    after_failed_exec(was_profiling);
+    errno = saved_errno;
+    return rc;
+}
+
+__attribute__((visibility("default"))) int execv(const char *path, char *const argv[])
+{
+    bool was_profiling;
+    before_exec(&was_profiling);
+    int rc = real_execv(path, argv);
+    int saved_errno = errno;
+    after_failed_exec(was_profiling);
+    errno = saved_errno;
+    return rc;
 }
 
 /* --- fork ------------------------------------------------------------------ */
@@ -215,14 +287,8 @@ static void restart_in_fork_child(void *unused)
     (void)unused;
     if (atomic_load(&state) != AGENT_RESTART_PENDING)
         return;
-    is_fork_child = true;
     session.is_root = false;
-    rp_sample_buf_reset();
-    rp_aggregator_clear();
-    rp_sampler_stats_reset();
-    rp_threads_new_generation();
-    rp_gvl_gc_after_fork();
-    begin_profile();
+    start_new_profile();
 }
 
 /* --- load ------------------------------------------------------------------ */
@@ -233,6 +299,10 @@ static void restart_in_fork_child(void *unused)
  * whose calls never reach our ruby_init. */
 __attribute__((constructor)) static void on_load(void)
 {
+    real_exit = (void (*)(int))dlsym(RTLD_NEXT, "_exit");
+    real_execve = (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, "execve");
+    real_execv = (int (*)(const char *, char *const[]))dlsym(RTLD_NEXT, "execv");
+
     /* Our own address of ruby_init would be interposed too, so compare the
      * objects the symbols live in rather than the addresses. */
     Dl_info resolved_in, agent_in;

@@ -186,17 +186,20 @@ void rp_gvl_gc_start(rp_mode mode)
     main_thread = rb_thread_main();
     gc.phase = GC_IDLE;
     gc.in_gc = false;
-    gvl_hook = rb_internal_thread_add_event_hook(on_thread_event,
-                                                 RUBY_INTERNAL_THREAD_EVENT_SUSPENDED |
-                                                     RUBY_INTERNAL_THREAD_EVENT_READY |
-                                                     RUBY_INTERNAL_THREAD_EVENT_RESUMED,
-                                                 NULL);
-    rb_add_event_hook(on_gc_event,
-                      RUBY_INTERNAL_EVENT_GC_START | RUBY_INTERNAL_EVENT_GC_END_MARK |
-                          RUBY_INTERNAL_EVENT_GC_END_SWEEP | RUBY_INTERNAL_EVENT_GC_ENTER |
-                          RUBY_INTERNAL_EVENT_GC_EXIT,
-                      Qnil);
-    gc_hooked = true;
+    if (!gvl_hook)
+        gvl_hook = rb_internal_thread_add_event_hook(on_thread_event,
+                                                     RUBY_INTERNAL_THREAD_EVENT_SUSPENDED |
+                                                         RUBY_INTERNAL_THREAD_EVENT_READY |
+                                                         RUBY_INTERNAL_THREAD_EVENT_RESUMED,
+                                                     NULL);
+    if (!gc_hooked) {
+        rb_add_event_hook(on_gc_event,
+                          RUBY_INTERNAL_EVENT_GC_START | RUBY_INTERNAL_EVENT_GC_END_MARK |
+                              RUBY_INTERNAL_EVENT_GC_END_SWEEP | RUBY_INTERNAL_EVENT_GC_ENTER |
+                              RUBY_INTERNAL_EVENT_GC_EXIT,
+                          Qnil);
+        gc_hooked = true;
+    }
 }
 
 void rp_gvl_gc_stop(void)
@@ -209,11 +212,4 @@ void rp_gvl_gc_stop(void)
         rb_remove_event_hook(on_gc_event);
         gc_hooked = false;
     }
-}
-
-void rp_gvl_gc_after_fork(void)
-{
-    main_thread = rb_thread_main();
-    gc.phase = GC_IDLE;
-    gc.in_gc = false;
 }

@@ -15,14 +15,12 @@
 
 #include "../common/profile.h"
 
-/* Main thread, GVL held: installs the hooks. */
+/* GVL held, on the process's main thread (at boot, in a fork child, after
+ * a failed exec): installs the hooks unless they are installed, and
+ * forgets any GC span in progress. */
 void rp_gvl_gc_start(rp_mode mode);
 
-/* GVL held: removes them (end of profiling). */
+/* GVL held: removes the hooks (end of profiling). */
 void rp_gvl_gc_stop(void);
-
-/* Fork child (restart job, GVL held): the calling thread is now the main
- * thread; GC state from the parent is forgotten. */
-void rp_gvl_gc_after_fork(void);
 
 #endif

@@ -77,6 +77,10 @@ static void sample_job(void *unused)
     (void)unused;
     if (!rp_sampler_is_accepting())
         return;
+    /* A run with no tick of this profile behind it was triggered in the
+     * parent before fork() (Ruby carries triggered jobs over): not ours. */
+    if (stats.sampling_count >= atomic_load_explicit(&trigger_count, memory_order_relaxed))
+        return;
     int64_t now = rp_sampler_clock_ns();
     rp_thread *t = rp_sampler_current_thread(now);
     if (!t)

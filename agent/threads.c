@@ -15,7 +15,6 @@
 #include "log.h"
 
 static rb_internal_thread_specific_key_t thread_key;
-static rb_internal_thread_event_hook_t *exit_hook;
 static _Atomic(rp_thread *) free_records;
 static uint32_t generation = 1;
 static uint32_t next_thread_seq = 1;
@@ -55,8 +54,9 @@ int rp_threads_init(void)
         rp_log("cannot profile: no free thread-specific storage key in this Ruby");
         return -1;
     }
-    exit_hook = rb_internal_thread_add_event_hook(on_thread_exited,
-                                                  RUBY_INTERNAL_THREAD_EVENT_EXITED, NULL);
+    /* Stays installed for the life of the process: recycling a record is
+     * right whether or not a profile is being taken. */
+    rb_internal_thread_add_event_hook(on_thread_exited, RUBY_INTERNAL_THREAD_EVENT_EXITED, NULL);
     return 0;
 }
 
@@ -118,12 +118,4 @@ void rp_threads_new_generation(void)
 {
     generation++;
     next_thread_seq = 1;
-}
-
-void rp_threads_shutdown(void)
-{
-    if (exit_hook) {
-        rb_internal_thread_remove_event_hook(exit_hook);
-        exit_hook = NULL;
-    }
 }

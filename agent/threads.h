@@ -49,7 +49,5 @@ uint32_t rp_threads_detected(void);
  * again from 1. */
 void rp_threads_new_generation(void);
 
-/* End of profiling (GVL held): stops listening to thread exits. */
-void rp_threads_shutdown(void);
 
 #endif

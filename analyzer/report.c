@@ -43,8 +43,11 @@ int rp_report_write(const rp_profile *p, rp_out *out, int top_n, bool header)
         int64_t samples = p->meta.sampling_count > 0 ? p->meta.sampling_count
                                                      : (int64_t)p->samples.count;
         rp_out_printf(out, "Total: %.1fms (%s)\n", (double)fc.total / 1e6, rp_mode_name(p->meta.mode));
-        rp_out_printf(out, "Samples: %" PRId64 ", Frequency: %" PRId64 "Hz\n\n", samples,
+        rp_out_printf(out, "Samples: %" PRId64 ", Frequency: %" PRId64 "Hz\n", samples,
                       p->meta.frequency);
+        if (p->meta.process_count > 1)
+            rp_out_printf(out, "Processes: %" PRId64 "\n", p->meta.process_count);
+        rp_out_write(out, "\n", 1);
     }
     write_table(out, p, "Flat", fc.flat, fc.flat_count, top_n, fc.total);
     rp_out_write(out, "\n", 1);

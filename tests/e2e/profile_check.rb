@@ -47,7 +47,6 @@ def check_schema(doc)
   samples = doc["aggregated_samples"] || doc["raw_samples"] or fail!("no samples key")
   label_sets = doc["label_sets"]
   fail!("label_sets must be an array of objects starting with {}") unless label_sets.is_a?(Array) && label_sets.all?(Hash) && label_sets.first == {}
-  fail!("no samples") if samples.empty?
   frames_seen = {}
   samples.each_with_index do |s, i|
     frames, weight, thread_seq, lsid = s

@@ -1,0 +1,25 @@
+# fork() taken while other threads run and sampling is active never
+# deadlocks the child; repeated many times, at 10 kHz.
+. "$(dirname "$0")/lib.sh"
+
+cat >prog.rb <<'RUBY'
+def spin = loop { 1000.times.sum }
+threads = 4.times.map { Thread.new { spin } }
+40.times do
+  pid = fork { 20_000.times.sum; GC.start }
+  _, status = Process.wait2(pid)
+  abort "child failed: #{status.inspect}" unless status.success?
+end
+puts "forked 40"
+RUBY
+
+for mode in cpu wall; do
+    rc=0
+    RPERF_MODE=$mode RPERF_FREQUENCY=10000 timeout 120 \
+        env LD_PRELOAD="$PRELOAD" RPERF_SESSION_DIR="$WORK/$mode" RPERF_QUIET=1 "$RUBY" prog.rb >out.txt || rc=$?
+    [ "$rc" = 0 ] || fail "$mode: exit status $rc (124 means a child hung)"
+    [ "$(cat out.txt)" = "forked 40" ] || fail "$mode: output $(cat out.txt)"
+    count=$(ls "$WORK/$mode" | grep -c '^profile-')
+    note "$mode: 40 forks under sampling, $count profiles"
+    [ "$count" = 41 ] || fail "$mode: expected 41 profiles, found $count"
+done

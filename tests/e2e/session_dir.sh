@@ -1,0 +1,50 @@
+# Unsafe or unusable session directories: one line naming the problem, no
+# profile written there, the program's output and status unchanged.
+. "$(dirname "$0")/lib.sh"
+
+expect_refused() {
+    local what=$1 dir=$2 needle=$3 rc=0
+    LD_PRELOAD="$PRELOAD" RPERF_SESSION_DIR="$dir" "$RUBY" -e 'puts "out"; exit 4' >out.txt 2>err.txt || rc=$?
+    [ "$rc" = 4 ] || fail "$what: exit status $rc"
+    [ "$(cat out.txt)" = out ] || fail "$what: stdout changed"
+    [ "$(wc -l <err.txt)" = 1 ] || fail "$what: expected one line, got: $(cat err.txt)"
+    grep -q "^rperf: cannot use session directory .*$needle" err.txt || fail "$what: $(cat err.txt)"
+    note "$what: $(cat err.txt)"
+}
+
+mkdir real && ln -s real link
+expect_refused symlink "$WORK/link" "symbolic link"
+[ -z "$(ls real)" ] || fail "wrote through the symlink"
+mkdir -m 0777 open && chmod 0777 open
+expect_refused world-writable "$WORK/open" "writable by group or others"
+[ -z "$(ls open)" ] || fail "wrote into the world-writable directory"
+mkdir theirs && chown nobody theirs
+expect_refused not-owned "$WORK/theirs" "owned by another user"
+: >plainfile
+expect_refused not-a-directory "$WORK/plainfile" "not a directory"
+expect_refused missing-parent "$WORK/no/such/dir" "No such file or directory"
+mkdir ro && chmod 0500 ro
+if [ "$(id -u)" != 0 ]; then
+    expect_refused unwritable "$WORK/ro/s" "Permission denied"
+fi
+
+# The directory disappears while the program runs: one line at exit.
+rc=0
+LD_PRELOAD="$PRELOAD" RPERF_SESSION_DIR="$WORK/gone" "$RUBY" -e 'Dir.rmdir(ENV["RPERF_SESSION_DIR"]); puts "out"; exit 2' \
+    >out.txt 2>err.txt || rc=$?
+[ "$rc" = 2 ] && [ "$(cat out.txt)" = out ] || fail "deleted directory: status $rc, out $(cat out.txt)"
+grep -q "^rperf: cannot write profile to .*gone: No such file or directory" err.txt || fail "deleted directory: $(cat err.txt)"
+note "deleted directory: $(cat err.txt)"
+
+# A full disk: a tiny tmpfs when we may mount one, else skip that case.
+if [ "$(id -u)" = 0 ] && mkdir full && mount -t tmpfs -o size=12k tmpfs full 2>/dev/null; then
+    trap 'umount "$WORK/full" 2>/dev/null; rm -rf "$WORK"' EXIT
+    mkdir -m 0700 full/s
+    cat /dev/zero >full/filler 2>/dev/null || true
+    rc=0
+    LD_PRELOAD="$PRELOAD" RPERF_SESSION_DIR="$WORK/full/s" "$RUBY" -e '200_000.times.sum; puts "out"' >out.txt 2>err.txt || rc=$?
+    [ "$rc" = 0 ] && [ "$(cat out.txt)" = out ] || fail "full disk: status $rc"
+    grep -q "^rperf: cannot write profile .*No space left on device" err.txt || fail "full disk: $(cat err.txt)"
+    [ -z "$(ls full/s)" ] || fail "full disk: left $(ls full/s)"
+    note "full disk: $(cat err.txt)"
+fi
