@@ -3,11 +3,34 @@
  */
 #include "profile.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hash.h"
+#include "schema.h"
 #include "vec.h"
+
+const rp_int_field rp_gc_fields[] = {
+    {RP_KEY_GC_COUNT, offsetof(rp_gc_stats, count)},
+    {RP_KEY_GC_MINOR, offsetof(rp_gc_stats, minor_count)},
+    {RP_KEY_GC_MAJOR, offsetof(rp_gc_stats, major_count)},
+    {RP_KEY_GC_TIME_NS, offsetof(rp_gc_stats, time_ns)},
+    {RP_KEY_GC_ALLOCATED, offsetof(rp_gc_stats, allocated_objects)},
+    {RP_KEY_GC_FREED, offsetof(rp_gc_stats, freed_objects)},
+};
+const size_t rp_gc_field_count = sizeof(rp_gc_fields) / sizeof(rp_gc_fields[0]);
+
+const rp_int_field rp_os_fields[] = {
+    {RP_KEY_OS_MAXRSS_KB, offsetof(rp_os_stats, maxrss_kb)},
+    {RP_KEY_OS_MINFLT, offsetof(rp_os_stats, page_faults_minor)},
+    {RP_KEY_OS_MAJFLT, offsetof(rp_os_stats, page_faults_major)},
+    {RP_KEY_OS_NVCSW, offsetof(rp_os_stats, ctx_voluntary)},
+    {RP_KEY_OS_NIVCSW, offsetof(rp_os_stats, ctx_involuntary)},
+    {RP_KEY_OS_IO_READ, offsetof(rp_os_stats, io_read_bytes)},
+    {RP_KEY_OS_IO_WRITE, offsetof(rp_os_stats, io_write_bytes)},
+};
+const size_t rp_os_field_count = sizeof(rp_os_fields) / sizeof(rp_os_fields[0]);
 
 int rp_profile_init(rp_profile *p, bool aggregate)
 {

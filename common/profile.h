@@ -46,6 +46,23 @@ typedef struct rp_os_stats {
     int64_t ctx_voluntary, ctx_involuntary, io_read_bytes, io_write_bytes;
 } rp_os_stats;
 
+/* The members of the "gc" and "os" objects: key and place in the struct.
+ * Reader and writer both walk these tables, so they cannot disagree. */
+typedef struct rp_int_field {
+    const char *key;
+    size_t offset; /* of the int64_t member */
+} rp_int_field;
+
+extern const rp_int_field rp_gc_fields[];
+extern const size_t rp_gc_field_count;
+extern const rp_int_field rp_os_fields[];
+extern const size_t rp_os_field_count;
+
+static inline int64_t *rp_int_field_at(void *base, const rp_int_field *field)
+{
+    return (int64_t *)((char *)base + field->offset);
+}
+
 /* Process-level facts and counters. Integers absent from a file read as 0. */
 typedef struct rp_meta {
     rp_mode mode;

@@ -112,43 +112,20 @@ static int read_count_members(json_t *obj, const struct count_member *members, s
     return 0;
 }
 
-static int read_gc(rp_meta *m, json_t *root, char *err)
+/* Reads an optional object of integer members ("gc", "os"). */
+static int read_int_object(json_t *root, const char *key, bool *present, void *base,
+                           const rp_int_field *fields, size_t count, char *err)
 {
-    json_t *gc = json_object_get(root, RP_KEY_GC);
-    if (!gc || json_is_null(gc))
+    json_t *obj = json_object_get(root, key);
+    if (!obj || json_is_null(obj))
         return 0;
-    if (!json_is_object(gc))
-        return fail(err, "\"gc\" must be an object");
-    const struct count_member members[] = {
-        {RP_KEY_GC_COUNT, &m->gc.count},
-        {RP_KEY_GC_MINOR, &m->gc.minor_count},
-        {RP_KEY_GC_MAJOR, &m->gc.major_count},
-        {RP_KEY_GC_TIME_NS, &m->gc.time_ns},
-        {RP_KEY_GC_ALLOCATED, &m->gc.allocated_objects},
-        {RP_KEY_GC_FREED, &m->gc.freed_objects},
-    };
-    m->has_gc = true;
-    return read_count_members(gc, members, sizeof(members) / sizeof(members[0]), err);
-}
-
-static int read_os(rp_meta *m, json_t *root, char *err)
-{
-    json_t *os = json_object_get(root, RP_KEY_OS);
-    if (!os || json_is_null(os))
-        return 0;
-    if (!json_is_object(os))
-        return fail(err, "\"os\" must be an object");
-    const struct count_member members[] = {
-        {RP_KEY_OS_MAXRSS_KB, &m->os.maxrss_kb},
-        {RP_KEY_OS_MINFLT, &m->os.page_faults_minor},
-        {RP_KEY_OS_MAJFLT, &m->os.page_faults_major},
-        {RP_KEY_OS_NVCSW, &m->os.ctx_voluntary},
-        {RP_KEY_OS_NIVCSW, &m->os.ctx_involuntary},
-        {RP_KEY_OS_IO_READ, &m->os.io_read_bytes},
-        {RP_KEY_OS_IO_WRITE, &m->os.io_write_bytes},
-    };
-    m->has_os = true;
-    return read_count_members(os, members, sizeof(members) / sizeof(members[0]), err);
+    if (!json_is_object(obj))
+        return fail(err, "\"%s\" must be an object", key);
+    *present = true;
+    for (size_t i = 0; i < count; i++)
+        if (read_count(obj, fields[i].key, rp_int_field_at(base, &fields[i]), err) != 0)
+            return -1;
+    return 0;
 }
 
 static int read_yjit(rp_meta *m, json_t *root, char *err)
@@ -187,8 +164,12 @@ static int read_meta(rp_profile *p, json_t *root, char *err)
         read_count_members(root, counts, sizeof(counts) / sizeof(counts[0]), err) != 0 ||
         read_optional_string(p, root, RP_KEY_RPERF_VERSION, &m->rperf_version, err) != 0 ||
         read_optional_string(p, root, RP_KEY_RUBY_VERSION, &m->ruby_version, err) != 0 ||
-        read_command(p, root, err) != 0 || read_gc(m, root, err) != 0 ||
-        read_os(m, root, err) != 0 || read_yjit(m, root, err) != 0)
+        read_command(p, root, err) != 0 ||
+        read_int_object(root, RP_KEY_GC, &m->has_gc, &m->gc, rp_gc_fields, rp_gc_field_count,
+                        err) != 0 ||
+        read_int_object(root, RP_KEY_OS, &m->has_os, &m->os, rp_os_fields, rp_os_field_count,
+                        err) != 0 ||
+        read_yjit(m, root, err) != 0)
         return -1;
     if (m->process_count == 0)
         m->process_count = 1;

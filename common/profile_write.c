@@ -48,6 +48,16 @@ static void write_counters(rp_json *j, const rp_profile *p)
     }
 }
 
+static void write_int_object(rp_json *j, const char *key, const void *base,
+                             const rp_int_field *fields, size_t count)
+{
+    rp_json_key(j, key);
+    rp_json_begin_object(j);
+    for (size_t i = 0; i < count; i++)
+        rp_json_member_int(j, fields[i].key, *rp_int_field_at((void *)base, &fields[i]));
+    rp_json_end_object(j);
+}
+
 static void write_process_facts(rp_json *j, const rp_profile *p)
 {
     const rp_meta *m = &p->meta;
@@ -60,33 +70,14 @@ static void write_process_facts(rp_json *j, const rp_profile *p)
         rp_json_key(j, RP_KEY_RUBY_VERSION);
         write_string_id(j, p, m->ruby_version);
     }
-    if (m->has_gc) {
-        rp_json_key(j, RP_KEY_GC);
-        rp_json_begin_object(j);
-        rp_json_member_int(j, RP_KEY_GC_COUNT, m->gc.count);
-        rp_json_member_int(j, RP_KEY_GC_MINOR, m->gc.minor_count);
-        rp_json_member_int(j, RP_KEY_GC_MAJOR, m->gc.major_count);
-        rp_json_member_int(j, RP_KEY_GC_TIME_NS, m->gc.time_ns);
-        rp_json_member_int(j, RP_KEY_GC_ALLOCATED, m->gc.allocated_objects);
-        rp_json_member_int(j, RP_KEY_GC_FREED, m->gc.freed_objects);
-        rp_json_end_object(j);
-    }
+    if (m->has_gc)
+        write_int_object(j, RP_KEY_GC, &m->gc, rp_gc_fields, rp_gc_field_count);
     if (m->has_yjit) {
         rp_json_key(j, RP_KEY_YJIT_RATIO);
         rp_json_double(j, m->yjit_ratio);
     }
-    if (m->has_os) {
-        rp_json_key(j, RP_KEY_OS);
-        rp_json_begin_object(j);
-        rp_json_member_int(j, RP_KEY_OS_MAXRSS_KB, m->os.maxrss_kb);
-        rp_json_member_int(j, RP_KEY_OS_MINFLT, m->os.page_faults_minor);
-        rp_json_member_int(j, RP_KEY_OS_MAJFLT, m->os.page_faults_major);
-        rp_json_member_int(j, RP_KEY_OS_NVCSW, m->os.ctx_voluntary);
-        rp_json_member_int(j, RP_KEY_OS_NIVCSW, m->os.ctx_involuntary);
-        rp_json_member_int(j, RP_KEY_OS_IO_READ, m->os.io_read_bytes);
-        rp_json_member_int(j, RP_KEY_OS_IO_WRITE, m->os.io_write_bytes);
-        rp_json_end_object(j);
-    }
+    if (m->has_os)
+        write_int_object(j, RP_KEY_OS, &m->os, rp_os_fields, rp_os_field_count);
 }
 
 static void write_samples(rp_json *j, const rp_profile *p)
