@@ -18,8 +18,19 @@ static const char usage_text[] =
     "profile file (.json.gz or .json). All inputs are merged into one profile.\n"
     "\n"
     "commands:\n"
+    "  stat [--report] PATH...    summary like `rperf stat`: user/sys/real, time by\n"
+    "                             state (CPU, GVL blocked/wait, GC), Ruby and OS\n"
+    "                             counters, overhead; --report adds the top-50 tables\n"
     "  report [--top N] PATH...   text report: total, flat and cumulative tables\n"
     "                             (--top: rows per table, default 50)\n"
+    "  convert FORMAT [-o OUT] [--top N] PATH...\n"
+    "                             FORMAT: --pprof (gzip-compressed profile.proto),\n"
+    "                             --collapsed (FlameGraph/speedscope), --text, --json\n"
+    "                             (one merged profile), or --format NAME. Without a\n"
+    "                             format the extension of OUT decides: .pb.gz pprof,\n"
+    "                             .collapsed, .txt, .json or .json.gz; other: pprof.\n"
+    "                             Without -o the output goes to stdout (pprof refuses\n"
+    "                             a terminal).\n"
     "\n"
     "options:\n"
     "  -h, --help                 show this help\n"
@@ -31,7 +42,9 @@ struct command {
 };
 
 static const struct command commands[] = {
+    {"stat", cmd_stat},
     {"report", cmd_report},
+    {"convert", cmd_convert},
 };
 
 int rp_usage_error(const char *fmt, ...)

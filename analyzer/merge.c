@@ -117,6 +117,7 @@ static void take_process_facts(rp_meta *dst, const rp_meta *src, const struct id
     dst->pid = src->pid;
     dst->ppid = src->ppid;
     dst->start_time_ns = src->start_time_ns;
+    dst->detected_thread_count = src->detected_thread_count;
     dst->rperf_version = src->rperf_version == RP_IDX_NONE ? RP_IDX_NONE : m->strings[src->rperf_version];
     dst->ruby_version = src->ruby_version == RP_IDX_NONE ? RP_IDX_NONE : m->strings[src->ruby_version];
     for (size_t i = 0; i < src->command_len; i++)
@@ -152,7 +153,6 @@ static int merge_meta(rp_meta *dst, const rp_meta *src, size_t merged_before,
     add_saturating(&dst->sampling_time_ns, src->sampling_time_ns);
     add_saturating(&dst->dropped_samples, src->dropped_samples);
     add_saturating(&dst->truncated_samples, src->truncated_samples);
-    add_saturating(&dst->detected_thread_count, src->detected_thread_count);
     add_saturating(&dst->user_ns, src->user_ns);
     add_saturating(&dst->sys_ns, src->sys_ns);
     add_saturating(&dst->process_count, src->process_count);

@@ -128,6 +128,30 @@ static int read_int_object(json_t *root, const char *key, bool *present, void *b
     return 0;
 }
 
+/* The rperf gem writes "gc_stats" (with time in ms) instead of our "gc". */
+static int read_gem_gc_stats(rp_meta *m, json_t *root, char *err)
+{
+    json_t *obj = json_object_get(root, "gc_stats");
+    if (m->has_gc || !obj || json_is_null(obj))
+        return 0;
+    if (!json_is_object(obj))
+        return fail(err, "\"gc_stats\" must be an object");
+    const struct count_member members[] = {
+        {"count", &m->gc.count},
+        {"minor_count", &m->gc.minor_count},
+        {"major_count", &m->gc.major_count},
+        {"time_ms", &m->gc.time_ns},
+        {"allocated_objects", &m->gc.allocated_objects},
+        {"freed_objects", &m->gc.freed_objects},
+    };
+    if (read_count_members(obj, members, sizeof(members) / sizeof(members[0]), err) != 0)
+        return -1;
+    if (__builtin_mul_overflow(m->gc.time_ns, 1000000, &m->gc.time_ns))
+        return fail(err, "\"gc_stats\".\"time_ms\" is out of range");
+    m->has_gc = true;
+    return 0;
+}
+
 static int read_yjit(rp_meta *m, json_t *root, char *err)
 {
     json_t *v = json_object_get(root, RP_KEY_YJIT_RATIO);
@@ -169,7 +193,7 @@ static int read_meta(rp_profile *p, json_t *root, char *err)
                         err) != 0 ||
         read_int_object(root, RP_KEY_OS, &m->has_os, &m->os, rp_os_fields, rp_os_field_count,
                         err) != 0 ||
-        read_yjit(m, root, err) != 0)
+        read_gem_gc_stats(m, root, err) != 0 || read_yjit(m, root, err) != 0)
         return -1;
     if (m->process_count == 0)
         m->process_count = 1;

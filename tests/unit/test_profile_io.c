@@ -263,6 +263,8 @@ static void test_gem_document_is_read(void **state)
         "\"aggregated_samples\":[[[[\"x.rb\",\"Foo#bar\"],[\"x.rb\",\"<main>\"]],2000000,1,0],"
         "[[[\"<C method>\",\"Kernel#sleep\"]],3000000,1,1]],"
         "\"label_sets\":[{},{\"%GVL\":\"blocked\",\"request\":42}],"
+        "\"gc_stats\":{\"count\":7,\"minor_count\":5,\"major_count\":2,\"time_ms\":9,"
+        "\"allocated_objects\":100,\"freed_objects\":50},"
         "\"rperf_version\":\"0.9.0\",\"pid\":10,\"ppid\":1}";
     rp_profile p;
     char err[RP_READ_ERROR_MAX];
@@ -272,7 +274,9 @@ static void test_gem_document_is_read(void **state)
     assert_int_equal(p.samples.count, 2);
     const rp_label_set *ls = &p.label_sets[p.samples.samples[1].label_set];
     assert_int_equal(ls->count, 2);
-    assert_false(p.meta.has_gc);
+    assert_true(p.meta.has_gc);
+    assert_int_equal(p.meta.gc.time_ns, 9000000);
+    assert_int_equal(p.meta.gc.minor_count, 5);
     rp_profile_free(&p);
 }
 

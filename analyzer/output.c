@@ -1,0 +1,138 @@
+/*
+ * analyzer/output.c — output formats and destinations. See output.h.
+ */
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/out.h"
+#include "../common/profile_write.h"
+#include "collapsed.h"
+#include "diag.h"
+#include "pprof.h"
+#include "report.h"
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+rp_format rp_format_from_name(const char *name)
+{
+    if (strcmp(name, "pprof") == 0)
+        return RP_FORMAT_PPROF;
+    if (strcmp(name, "collapsed") == 0)
+        return RP_FORMAT_COLLAPSED;
+    if (strcmp(name, "text") == 0)
+        return RP_FORMAT_TEXT;
+    if (strcmp(name, "json") == 0)
+        return RP_FORMAT_JSON;
+    return RP_FORMAT_NONE;
+}
+
+rp_format rp_format_from_path(const char *path)
+{
+    if (ends_with(path, ".collapsed"))
+        return RP_FORMAT_COLLAPSED;
+    if (ends_with(path, ".txt"))
+        return RP_FORMAT_TEXT;
+    if (ends_with(path, ".json") || ends_with(path, ".json.gz"))
+        return RP_FORMAT_JSON;
+    return RP_FORMAT_PPROF;
+}
+
+/* pprof is always gzip-compressed; json when the file name says so. */
+static bool compressed(rp_format format, const char *path)
+{
+    return format == RP_FORMAT_PPROF || (format == RP_FORMAT_JSON && path && ends_with(path, ".gz"));
+}
+
+static int encode(const rp_profile *p, rp_format format, rp_out *out, int top)
+{
+    switch (format) {
+    case RP_FORMAT_PPROF:
+        return rp_pprof_write(p, out);
+    case RP_FORMAT_COLLAPSED:
+        return rp_collapsed_write(p, out);
+    case RP_FORMAT_TEXT:
+        return rp_report_write(p, out, top, true);
+    case RP_FORMAT_JSON:
+        rp_profile_write_json(p, out);
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+static int write_stdout(const rp_profile *p, rp_format format, int top)
+{
+    bool gz = compressed(format, NULL);
+    if (gz && isatty(STDOUT_FILENO)) {
+        rp_error("refusing to write binary pprof data to a terminal; use -o FILE or redirect stdout");
+        return -1;
+    }
+    int fd = gz ? dup(STDOUT_FILENO) : -1;
+    rp_out *out = gz ? rp_out_gzip_fd(fd) : rp_out_stream(stdout, false);
+    if (!out) {
+        rp_error("standard output: %s", strerror(errno));
+        return -1;
+    }
+    int rc = encode(p, format, out, top);
+    int err = rp_out_close(out);
+    if (rc != 0)
+        rp_error("out of memory");
+    else if (err)
+        rp_error("writing standard output: %s", strerror(err));
+    return rc == 0 && err == 0 ? 0 : -1;
+}
+
+/* Complete files only: write to PATH.tmp.<pid>, rename when done. */
+static int write_file(const rp_profile *p, rp_format format, const char *path, int top)
+{
+    size_t tmp_len = strlen(path) + 32;
+    char *tmp = malloc(tmp_len);
+    if (!tmp) {
+        rp_error("out of memory");
+        return -1;
+    }
+    snprintf(tmp, tmp_len, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        rp_error("%s: cannot create: %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    rp_out *out = compressed(format, path) ? rp_out_gzip_fd(fd) : rp_out_stream(fdopen(fd, "w"), true);
+    int rc = -1;
+    if (!out) {
+        rp_error("%s: %s", path, strerror(errno));
+        close(fd);
+    } else {
+        int enc = encode(p, format, out, top);
+        int err = rp_out_close(out);
+        if (enc != 0)
+            rp_error("%s: out of memory", path);
+        else if (err)
+            rp_error("%s: %s", path, strerror(err));
+        else if (rename(tmp, path) != 0)
+            rp_error("%s: %s", path, strerror(errno));
+        else
+            rc = 0;
+    }
+    if (rc != 0)
+        unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
+int rp_output_write(const rp_profile *p, rp_format format, const char *path, int top)
+{
+    return path ? write_file(p, format, path, top) : write_stdout(p, format, top);
+}

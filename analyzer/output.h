@@ -1,0 +1,32 @@
+/*
+ * analyzer/output.h — choosing and writing an output format.
+ *
+ * Owns: the format names and file extensions (as the gem maps them:
+ * .pb.gz → pprof, .collapsed → collapsed, .txt → text, .json / .json.gz →
+ * json, anything else → pprof), where output goes (a file, written to a
+ * temporary name and renamed; or stdout, which refuses binary data when it
+ * is a terminal), and gzip for the formats that need it.
+ */
+#ifndef RPERF_ANALYZER_OUTPUT_H
+#define RPERF_ANALYZER_OUTPUT_H
+
+#include "../common/profile.h"
+
+typedef enum rp_format {
+    RP_FORMAT_NONE,
+    RP_FORMAT_PPROF,
+    RP_FORMAT_COLLAPSED,
+    RP_FORMAT_TEXT,
+    RP_FORMAT_JSON,
+} rp_format;
+
+/* "pprof", "collapsed", "text", "json" → format; RP_FORMAT_NONE otherwise. */
+rp_format rp_format_from_name(const char *name);
+/* The format a path's extension implies. */
+rp_format rp_format_from_path(const char *path);
+
+/* Writes `p` as `format` to `path` (NULL: stdout). `top` is the number of
+ * rows of the text tables. Returns 0, or -1 after an error line. */
+int rp_output_write(const rp_profile *p, rp_format format, const char *path, int top);
+
+#endif

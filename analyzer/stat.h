@@ -1,0 +1,21 @@
+/*
+ * analyzer/stat.h — the `stat` summary (the rperf gem 0.9 `rperf stat` layout).
+ *
+ * Owns: the summary of a merged session: user/sys/real, the [Rperf] time
+ * breakdown by VM state label, [Ruby ] GC and allocation lines, [OS   ]
+ * memory, page fault, context switch and disk lines, the optional report
+ * tables, and the samples/overhead footer.
+ */
+#ifndef RPERF_ANALYZER_STAT_H
+#define RPERF_ANALYZER_STAT_H
+
+#include <stdbool.h>
+
+#include "../common/out.h"
+#include "../common/profile.h"
+
+/* Writes the summary; `with_report` adds the Flat and Cumulative top-50
+ * tables. Returns 0, or -1 when out of memory. */
+int rp_stat_write(const rp_profile *p, rp_out *out, bool with_report);
+
+#endif

@@ -1,0 +1,296 @@
+/*
+ * Unit tests for the analyzer's encoders: pprof (decoded back here with a
+ * small protobuf reader), collapsed, stat (the gem's exact layout) and
+ * the output format rules.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../../analyzer/collapsed.h"
+#include "../../analyzer/output.h"
+#include "../../analyzer/pprof.h"
+#include "../../analyzer/stat.h"
+#include "helpers.h"
+
+/* --- a tiny protobuf reader ------------------------------------------- */
+
+struct pb_cursor {
+    const uint8_t *p, *end;
+};
+
+static uint64_t read_varint(struct pb_cursor *c)
+{
+    uint64_t v = 0;
+    for (int shift = 0; c->p < c->end; shift += 7) {
+        uint8_t b = *c->p++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return v;
+    }
+    fail_msg("truncated varint");
+    return 0;
+}
+
+/* Next field: its number, wire type, and (for wire type 2) a sub-cursor. */
+static bool next_field(struct pb_cursor *c, uint32_t *field, uint64_t *value, struct pb_cursor *sub)
+{
+    if (c->p >= c->end)
+        return false;
+    uint64_t key = read_varint(c);
+    *field = (uint32_t)(key >> 3);
+    switch (key & 7) {
+    case 0:
+        *value = read_varint(c);
+        break;
+    case 2: {
+        uint64_t len = read_varint(c);
+        assert_true(len <= (uint64_t)(c->end - c->p));
+        sub->p = c->p;
+        sub->end = c->p + len;
+        c->p += len;
+        *value = len;
+        break;
+    }
+    default:
+        fail_msg("unexpected wire type %d", (int)(key & 7));
+    }
+    return true;
+}
+
+struct decoded {
+    char strings[64][64];
+    int nstrings;
+    int nsamples, nlocations, nfunctions, ncomments;
+    uint64_t first_sample_locations[8];
+    int first_sample_depth;
+    int64_t values_total;
+    int labels_gvl_blocked;    /* samples with %GVL=blocked */
+    int labels_thread_seq;     /* samples with a numeric thread_seq label */
+    uint64_t function_name[16]; /* by function id */
+    int64_t period, time_nanos, duration_nanos;
+};
+
+static void decode_sample(struct pb_cursor *c, struct decoded *d, bool first)
+{
+    uint32_t field;
+    uint64_t v;
+    struct pb_cursor sub;
+    while (next_field(c, &field, &v, &sub)) {
+        if (field == 1) {
+            while (sub.p < sub.end) {
+                uint64_t loc = read_varint(&sub);
+                if (first && d->first_sample_depth < 8)
+                    d->first_sample_locations[d->first_sample_depth++] = loc;
+            }
+        } else if (field == 2) {
+            d->values_total += (int64_t)read_varint(&sub);
+        } else if (field == 3) {
+            uint32_t lf;
+            uint64_t lv, key = 0, str = 0, num = 0;
+            struct pb_cursor ls;
+            while (next_field(&sub, &lf, &lv, &ls)) {
+                if (lf == 1) key = lv;
+                if (lf == 2) str = lv;
+                if (lf == 3) num = lv;
+            }
+            (void)num;
+            d->labels_thread_seq += key && num && !str;
+            d->labels_gvl_blocked += key && str; /* checked by name below */
+        }
+    }
+}
+
+static void decode(const char *data, size_t len, struct decoded *d)
+{
+    memset(d, 0, sizeof(*d));
+    struct pb_cursor c = {(const uint8_t *)data, (const uint8_t *)data + len}, sub;
+    uint32_t field;
+    uint64_t v;
+    while (next_field(&c, &field, &v, &sub)) {
+        switch (field) {
+        case 2:
+            decode_sample(&sub, d, d->nsamples == 0);
+            d->nsamples++;
+            break;
+        case 4:
+            d->nlocations++;
+            break;
+        case 5: {
+            uint32_t f;
+            uint64_t fv, id = 0, name = 0;
+            struct pb_cursor fs;
+            while (next_field(&sub, &f, &fv, &fs)) {
+                if (f == 1) id = fv;
+                if (f == 2) name = fv;
+            }
+            if (id < 16)
+                d->function_name[id] = name;
+            d->nfunctions++;
+            break;
+        }
+        case 6:
+            assert_true(v < 64 && d->nstrings < 64);
+            memcpy(d->strings[d->nstrings], sub.p, v);
+            d->strings[d->nstrings++][v] = '\0';
+            break;
+        case 9: d->time_nanos = (int64_t)v; break;
+        case 10: d->duration_nanos = (int64_t)v; break;
+        case 12: d->period = (int64_t)v; break;
+        case 13: d->ncomments++; break;
+        default: break;
+        }
+    }
+}
+
+static void make_profile(rp_profile *p)
+{
+    assert_int_equal(rp_profile_init(p, true), 0);
+    uint32_t blocked = label_set1(p, "%GVL", "blocked");
+    p->meta.mode = RP_MODE_WALL;
+    p->meta.frequency = 500;
+    p->meta.start_time_ns = 1700000000000000000;
+    p->meta.duration_ns = 3000000000;
+    add_sample(p, 2000000, 1, 0, "fib.rb|Object#fibonacci", "fib.rb|<main>", NULL);
+    add_sample(p, 500000, 2, blocked, "<C method>|Kernel#sleep", "fib.rb|<main>", NULL);
+    add_sample(p, 300000, 1, 0, "other.rb|Object#fibonacci", "fib.rb|<main>", NULL);
+}
+
+static void test_pprof_decodes(void **state)
+{
+    (void)state;
+    rp_profile p;
+    make_profile(&p);
+    char *bytes = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&bytes, &len);
+    rp_out *out = rp_out_stream(fp, true);
+    assert_int_equal(rp_pprof_write(&p, out), 0);
+    assert_int_equal(rp_out_close(out), 0);
+
+    struct decoded d;
+    decode(bytes, len, &d);
+    assert_string_equal(d.strings[0], "");
+    assert_int_equal(d.nsamples, 3);
+    assert_int_equal(d.values_total, 2800000);
+    assert_int_equal(d.nlocations, (int)p.frame_count);
+    assert_int_equal(d.nfunctions, (int)p.frame_count);
+    assert_int_equal(d.ncomments, 4);
+    assert_int_equal(d.period, 2000000);
+    assert_int_equal(d.time_nanos, 1700000000000000000);
+    assert_int_equal(d.duration_nanos, 3000000000);
+    assert_int_equal(d.labels_thread_seq, 3);
+    assert_int_equal(d.labels_gvl_blocked, 1);
+    /* the first sample's leaf location is Object#fibonacci, then <main> */
+    assert_int_equal(d.first_sample_depth, 2);
+    assert_string_equal(d.strings[d.function_name[d.first_sample_locations[0]]], "Object#fibonacci");
+    assert_string_equal(d.strings[d.function_name[d.first_sample_locations[1]]], "<main>");
+    bool has_wall = false, has_ns = false, has_gvl = false;
+    for (int i = 0; i < d.nstrings; i++) {
+        has_wall |= strcmp(d.strings[i], "wall") == 0;
+        has_ns |= strcmp(d.strings[i], "nanoseconds") == 0;
+        has_gvl |= strcmp(d.strings[i], "%GVL") == 0;
+    }
+    assert_true(has_wall && has_ns && has_gvl);
+    free(bytes);
+    rp_profile_free(&p);
+}
+
+static void test_collapsed_merges_by_label(void **state)
+{
+    (void)state;
+    rp_profile p;
+    make_profile(&p);
+    char *text = NULL;
+    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_collapsed_write(&p, out), 0));
+    /* two fibonacci frames differ only by path: one line */
+    assert_string_equal(text, "<main>;Object#fibonacci 2300000\n"
+                              "<main>;Kernel#sleep 500000\n");
+    free(text);
+    rp_profile_free(&p);
+}
+
+static void test_stat_layout(void **state)
+{
+    (void)state;
+    rp_profile p;
+    make_profile(&p);
+    rp_meta *m = &p.meta;
+    m->user_ns = 2326000000;
+    m->sys_ns = 64500000;
+    m->duration_ns = 2035500000;
+    m->total_duration_ns = 2035500000;
+    m->sampling_count = 2034;
+    m->trigger_count = 2034;
+    m->sampling_time_ns = 2035500;
+    m->detected_thread_count = 1;
+    m->command = malloc(2 * sizeof(uint32_t));
+    m->command[0] = rp_profile_cstring(&p, "ruby");
+    m->command[1] = rp_profile_cstring(&p, "fib.rb");
+    m->command_len = 2;
+    m->has_gc = true;
+    m->gc = (rp_gc_stats){7, 5, 2, 7000000, 106078, 90000};
+    m->has_os = true;
+    m->os = (rp_os_stats){22528, 1200, 3, 10, 2, 1048576, 3 * 1048576};
+    char *text = NULL;
+    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_stat_write(&p, out, false), 0));
+    assert_string_equal(text,
+        "\n"
+        " Performance stats for 'ruby fib.rb':\n"
+        "\n"
+        "         2,326.0 ms   user\n"
+        "            64.5 ms   sys\n"
+        "         2,035.5 ms   real\n"
+        "\n"
+        "             2.3 ms  82.1%  [Rperf] CPU execution\n"
+        "             0.5 ms  17.9%  [Rperf] GVL blocked (I/O, sleep)\n"
+        "             7.0 ms         [Ruby ] GC time (7 count: 5 minor, 2 major)\n"
+        "         106,078            [Ruby ] allocated objects\n"
+        "          90,000            [Ruby ] freed objects\n"
+        "               1            [Ruby ] detected threads\n"
+        "              22 MB         [OS   ] peak memory (maxrss)\n"
+        "           1,203            [OS   ] page faults (1,200 minor, 3 major)\n"
+        "              12            [OS   ] context switches (10 voluntary, 2 involuntary)\n"
+        "               4 MB         [OS   ] disk I/O (1 MB read, 3 MB write)\n"
+        "\n"
+        "  2034 samples / 2034 triggers, 0.1% profiler overhead\n"
+        "\n");
+    free(text);
+
+    /* several processes: the count line and the note on what is summed */
+    m->process_count = 3;
+    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_stat_write(&p, out, true), 0));
+    assert_non_null(strstr(text, "\n               3            [Rperf] Ruby processes profiled\n"));
+    assert_non_null(strstr(text, "(user/sys and [Rperf] lines are summed over all processes; "
+                                 "[Ruby ] and [OS   ] lines are the root process's)"));
+    assert_non_null(strstr(text, " Flat:\n"));
+    assert_non_null(strstr(text, " Cumulative:\n"));
+    free(text);
+    rp_profile_free(&p);
+}
+
+static void test_format_rules(void **state)
+{
+    (void)state;
+    assert_int_equal(rp_format_from_path("p.pb.gz"), RP_FORMAT_PPROF);
+    assert_int_equal(rp_format_from_path("p.collapsed"), RP_FORMAT_COLLAPSED);
+    assert_int_equal(rp_format_from_path("p.txt"), RP_FORMAT_TEXT);
+    assert_int_equal(rp_format_from_path("p.json"), RP_FORMAT_JSON);
+    assert_int_equal(rp_format_from_path("p.json.gz"), RP_FORMAT_JSON);
+    assert_int_equal(rp_format_from_path("rperf.data"), RP_FORMAT_PPROF);
+    assert_int_equal(rp_format_from_name("collapsed"), RP_FORMAT_COLLAPSED);
+    assert_int_equal(rp_format_from_name("svg"), RP_FORMAT_NONE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pprof_decodes),
+        cmocka_unit_test(test_collapsed_merges_by_label),
+        cmocka_unit_test(test_stat_layout),
+        cmocka_unit_test(test_format_rules),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
