@@ -25,6 +25,8 @@ int rp_collapsed_write(const rp_profile *p, rp_out *out)
         const rp_sample *s = &p->samples.samples[i];
         uint32_t depth;
         const uint32_t *frames = rp_stack_table_get(&p->stacks, s->stack, &depth);
+        if (depth == 0)
+            continue; /* nothing to draw (only hand-made files have these) */
         if (RP_VEC_RESERVE(labels, labels_cap, depth) != 0) {
             rc = -1;
             break;

@@ -399,6 +399,13 @@ int rp_profile_read_buffer(rp_profile *p, const char *data, size_t len, char err
     return rc;
 }
 
+/* zlib prefixes its messages with the file name, which the caller adds. */
+static const char *zlib_message(const char *msg, const char *path)
+{
+    size_t n = strlen(path);
+    return strncmp(msg, path, n) == 0 && strncmp(msg + n, ": ", 2) == 0 ? msg + n + 2 : msg;
+}
+
 /* Decompresses (or just reads, for plain JSON) the whole file. */
 static int slurp(const char *path, char **data, size_t *len, char *err)
 {
@@ -419,7 +426,7 @@ static int slurp(const char *path, char **data, size_t *len, char *err)
             int zerr;
             const char *msg = gzerror(gz, &zerr);
             fail(err, zerr == Z_ERRNO ? "cannot read: %s" : "corrupt gzip data (%s)",
-                 zerr == Z_ERRNO ? strerror(errno) : msg);
+                 zerr == Z_ERRNO ? strerror(errno) : zlib_message(msg, path));
             free(buf);
             gzclose(gz);
             return -1;
@@ -437,7 +444,7 @@ static int slurp(const char *path, char **data, size_t *len, char *err)
     int zerr;
     const char *msg = gzerror(gz, &zerr);
     if (zerr != Z_OK) {
-        fail(err, "truncated or corrupt gzip data (%s)", msg);
+        fail(err, "truncated or corrupt gzip data (%s)", zlib_message(msg, path));
         free(buf);
         gzclose(gz);
         return -1;

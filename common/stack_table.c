@@ -62,5 +62,6 @@ uint32_t rp_stack_table_intern(rp_stack_table *t, const uint32_t *frames, uint32
 const uint32_t *rp_stack_table_get(const rp_stack_table *t, uint32_t id, uint32_t *depth)
 {
     *depth = t->stacks[id].depth;
-    return t->pool + t->stacks[id].offset;
+    /* An empty stack may exist before anything was put in the pool. */
+    return *depth ? t->pool + t->stacks[id].offset : NULL;
 }

@@ -24,6 +24,18 @@ expect_error "not gzip" "junk.json.gz: not valid JSON" junk.json.gz
 expect_error "truncated" "cut.json.gz: .*gzip" cut.json.gz
 expect_error "empty file" "empty.json.gz: empty file" empty.json.gz
 expect_error "empty directory" "emptydir: no profile files" emptydir
+"$RUBY" -e 'print "[" * 100_000' | gzip >deep.json.gz
+expect_error "absurd nesting" "deep.json.gz: not valid JSON.*depth" deep.json.gz
+"$RUBY" -e 'print %({"aggregated_samples":[[[["#{"x" * 50_000_000}","m"]],1,1,0]]})' | gzip >huge.json.gz
+"$ANALYZE" report huge.json.gz >huge.txt || fail "a 50 MB frame path was refused"
+"$RUBY" -e 'print %({"aggregated_samples":[[[["a","m"]],1,1,0]], "label_sets":[{}, {"%GVL":"blocked"}, 3]})' | gzip >types.json.gz
+expect_error "wrong label set type" "types.json.gz: label set 2 must be an object" types.json.gz
+"$RUBY" -e 'print %({"aggregated_samples":[[[["a","m"]],1,1,0]], "frequency":"fast"})' | gzip >freq.json.gz
+expect_error "wrong member type" "freq.json.gz: \"frequency\" must be a non-negative integer" freq.json.gz
+if [ "$(id -u)" != 0 ]; then
+    cp "$good" unreadable.json.gz && chmod 000 unreadable.json.gz
+    expect_error "unreadable file" "unreadable.json.gz: cannot open: Permission denied" unreadable.json.gz
+fi
 expect_error "good file and a bad one named" "junk.json.gz" "$good" junk.json.gz
 
 # A directory with a good and a bad profile: warning, then the report.

@@ -1,0 +1,74 @@
+# Every output of rperf-analyze on a real multi-process wall-mode session:
+# pprof read by `go tool pprof` (-raw, -top, -tagfocus, -tagroot),
+# collapsed, text, merged json (read back), stat; binary to a terminal is
+# refused.
+. "$(dirname "$0")/lib.sh"
+command -v go >/dev/null || fail "go is not installed (scripts/setup installs golang-go)"
+export HOME=$WORK GOCACHE=$WORK/gocache GOFLAGS=-mod=mod GOTOOLCHAIN=local
+
+cat >prog.rb <<'RUBY'
+def nap = sleep(0.2)
+def crunch = 400_000.times.sum
+Process.wait(fork { crunch })
+nap
+crunch
+RUBY
+RPERF_MODE=wall profiled "$WORK/s" "$RUBY" prog.rb
+
+# pprof
+"$ANALYZE" convert --pprof -o p.pb.gz "$WORK/s"
+[ "$(head -c 2 p.pb.gz | od -An -tx1 | tr -d ' ')" = 1f8b ] || fail "pprof output is not gzip"
+go tool pprof -raw p.pb.gz >raw.txt 2>raw.err || fail "go tool pprof -raw: $(cat raw.err)"
+grep -q "^PeriodType: wall nanoseconds$" raw.txt || fail "-raw: no wall period type"
+grep -q "Comment: mode: wall" raw.txt || fail "-raw: no mode comment"
+grep -q "thread_seq:\[1\]" raw.txt || fail "-raw: no thread_seq label"
+go tool pprof -top p.pb.gz >top.txt 2>/dev/null || fail "go tool pprof -top failed"
+grep -q "Object#crunch" top.txt || fail "-top lacks Object#crunch: $(head -20 top.txt)"
+go tool pprof -top -tagfocus=%GVL=blocked p.pb.gz >blocked.txt 2>/dev/null || fail "-tagfocus failed"
+grep -q "Kernel#sleep" blocked.txt || fail "-tagfocus=%GVL=blocked lacks Kernel#sleep"
+grep -q "Object#crunch" blocked.txt && fail "-tagfocus=%GVL=blocked shows CPU work"
+go tool pprof -traces -tagroot=%pid p.pb.gz >pid.txt 2>/dev/null || fail "-tagroot=%pid failed"
+grep -q "%pid:" pid.txt || fail "-tagroot=%pid shows no %pid root"
+note "pprof: $(grep -c '' raw.txt) lines of -raw, $(grep -c Kernel#sleep blocked.txt) sleep lines under %GVL=blocked"
+
+# totals agree between formats
+total=$(for f in "$WORK"/s/*.json.gz; do check total "$f"; done | awk '{ t += $1 } END { print t }')
+"$ANALYZE" convert --collapsed "$WORK/s" >c.collapsed
+grep -vqE '^.+ [0-9]+$' c.collapsed && fail "a collapsed line is malformed"
+collapsed_total=$(awk '{ t += $NF } END { print t }' c.collapsed)
+[ "$collapsed_total" = "$total" ] || fail "collapsed total $collapsed_total != profile total $total"
+grep -q "^<main>;Object#nap;Kernel#sleep [0-9]*$" c.collapsed || fail "no bottom-to-leaf line for the sleep"
+
+# text = report; -o with .txt picks the text format
+"$ANALYZE" convert --text "$WORK/s" >t1.txt
+"$ANALYZE" report "$WORK/s" >t2.txt
+cmp -s t1.txt t2.txt || fail "convert --text differs from report"
+"$ANALYZE" convert -o t3.txt "$WORK/s"
+cmp -s t1.txt t3.txt || fail "-o x.txt is not the text report"
+
+# merged json, read back: same report; .json.gz compressed, .json plain
+"$ANALYZE" convert -o merged.json.gz "$WORK/s"
+"$ANALYZE" convert --json -o merged.json "$WORK/s"
+[ "$(head -c 1 merged.json)" = "{" ] || fail ".json is not plain JSON"
+"$ANALYZE" report merged.json.gz >t4.txt
+cmp -s t2.txt t4.txt || fail "report of the merged json differs: $(diff t2.txt t4.txt | head)"
+check schema merged.json.gz >/dev/null || fail "merged json fails the schema check"
+[ "$(check field merged.json.gz process_count)" = 2 ] || fail "merged json lacks process_count 2"
+
+# stat
+"$ANALYZE" stat "$WORK/s" >stat.txt
+grep -q "^ Performance stats for '.*prog.rb':$" stat.txt || fail "stat header"
+grep -q "\[Rperf\] Ruby processes profiled$" stat.txt || fail "stat: no process count"
+grep -q "ms .*%  \[Rperf\] GVL blocked (I/O, sleep)$" stat.txt || fail "stat: no GVL blocked line"
+grep -qE "^  [0-9]+ samples / [0-9]+ triggers, [0-9.]+% profiler overhead$" stat.txt || fail "stat footer"
+"$ANALYZE" stat --report "$WORK/s" >statr.txt
+grep -q "^ Flat:$" statr.txt && grep -q "^ Cumulative:$" statr.txt || fail "stat --report lacks tables"
+
+# binary output to a terminal is refused; text to a terminal is fine
+script -qec "$ANALYZE convert --pprof $WORK/s" /dev/null >tty.txt 2>&1 && fail "pprof to a terminal was not refused"
+grep -q "refusing to write binary pprof data to a terminal" tty.txt || fail "terminal refusal: $(cat tty.txt)"
+script -qec "$ANALYZE convert --collapsed $WORK/s" /dev/null >/dev/null 2>&1 || fail "collapsed to a terminal failed"
+rc=0; "$ANALYZE" convert "$WORK/s" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "convert without a format: exit $rc"
+rc=0; "$ANALYZE" convert --format svg "$WORK/s" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "unknown format: exit $rc"
