@@ -60,10 +60,11 @@ int rp_usage_error(const char *fmt, ...)
 
 int rp_parse_count_option(const char *option, const char *text, int *out)
 {
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (!*text || *end || v < 0 || v > 1000000 || strspn(text, "0123456789") != strlen(text)) {
-        rp_usage_error("%s expects a non-negative integer, got '%s'", option, text);
+    const char *problem = NULL;
+    long long v = strtonum(text, 0, 1000000, &problem);
+    if (problem) {
+        rp_usage_error("%s expects an integer from 0 to 1000000, got '%s' (%s)", option, text,
+                       problem);
         return -1;
     }
     *out = (int)v;

@@ -1,23 +1,49 @@
 /*
  * common/profile_read.c — the profile reader. See profile_read.h.
  *
- * The document is decompressed into memory and parsed by jansson; then
- * each member is validated and interned into the model. Unknown keys are
- * ignored, as the gem does.
+ * The document is decompressed into memory (one file at a time) and read
+ * with the pull parser of json_reader.c: no tree is built; every value is
+ * checked and interned as it is met, unknown keys are skipped (as the gem
+ * does). Samples keep the file's label set ids until the document has
+ * been read, because "label_sets" may come after the samples.
  */
 #include "profile_read.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "json_reader.h"
 #include "schema.h"
 #include "vec.h"
+
+struct pending_sample {
+    uint32_t stack, thread_seq, file_label_set;
+    int64_t weight;
+};
+
+struct doc {
+    rp_profile *p;
+    rp_json_reader jr;
+    char *err;
+    struct pending_sample *samples;
+    size_t sample_count, samples_cap;
+    bool have_samples;
+    uint32_t *label_map; /* file label set id → profile id */
+    size_t label_map_len;
+    uint32_t *frames;    /* scratch: frame ids of one sample */
+    size_t frames_cap;
+    rp_label *pairs;     /* scratch: one label set */
+    size_t pairs_cap;
+};
+
+/* The reader is used by one thread at a time; its scratch buffers (JSON
+ * unescaping, decompression) are kept between documents. */
+static rp_json_reader shared_reader;
 
 __attribute__((format(printf, 2, 3))) static int fail(char *err, const char *fmt, ...)
 {
@@ -28,376 +54,490 @@ __attribute__((format(printf, 2, 3))) static int fail(char *err, const char *fmt
     return -1;
 }
 
-/* --- scalar members ------------------------------------------------------ */
-
-/* Reads an optional non-negative integer member; absent means 0. */
-static int read_count(json_t *root, const char *key, int64_t *dst, char *err)
+/* A syntax error of the JSON itself, or `message` for a wrong shape. */
+static int shape_error(struct doc *d, rp_jtok tok, const char *message)
 {
-    json_t *v = json_object_get(root, key);
-    if (!v || json_is_null(v))
-        return 0;
-    if (!json_is_integer(v) || json_integer_value(v) < 0)
-        return fail(err, "\"%s\" must be a non-negative integer", key);
-    *dst = json_integer_value(v);
-    return 0;
-}
-
-static int read_optional_string(rp_profile *p, json_t *root, const char *key, uint32_t *dst,
-                                char *err)
-{
-    json_t *v = json_object_get(root, key);
-    if (!v || json_is_null(v))
-        return 0;
-    if (!json_is_string(v))
-        return fail(err, "\"%s\" must be a string", key);
-    *dst = rp_profile_string(p, json_string_value(v), json_string_length(v));
-    return *dst == RP_IDX_NONE ? fail(err, "out of memory") : 0;
-}
-
-static int read_mode(rp_meta *m, json_t *root, char *err)
-{
-    json_t *v = json_object_get(root, RP_KEY_MODE);
-    if (!v)
-        return 0; /* the gem's default */
-    const char *s = json_is_string(v) ? json_string_value(v) : "";
-    if (strcmp(s, "cpu") == 0)
-        m->mode = RP_MODE_CPU;
-    else if (strcmp(s, "wall") == 0)
-        m->mode = RP_MODE_WALL;
-    else
-        return fail(err, "\"mode\" must be \"cpu\" or \"wall\"");
-    return 0;
-}
-
-static int read_command(rp_profile *p, json_t *root, char *err)
-{
-    json_t *v = json_object_get(root, RP_KEY_COMMAND);
-    if (!v || json_is_null(v))
-        return 0;
-    if (!json_is_array(v))
-        return fail(err, "\"command\" must be an array of strings");
-    size_t n = json_array_size(v);
-    uint32_t *words = n ? calloc(n, sizeof(uint32_t)) : NULL;
-    if (n && !words)
-        return fail(err, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        json_t *w = json_array_get(v, i);
-        if (!json_is_string(w)) {
-            free(words);
-            return fail(err, "\"command\" must be an array of strings");
-        }
-        words[i] = rp_profile_string(p, json_string_value(w), json_string_length(w));
-        if (words[i] == RP_IDX_NONE) {
-            free(words);
-            return fail(err, "out of memory");
-        }
+    if (tok == RP_JT_ERROR) {
+        char where[160];
+        rp_jr_error(&d->jr, where, sizeof(where));
+        return fail(d->err, "not valid JSON (%s)", where);
     }
-    free(p->meta.command);
-    p->meta.command = words;
-    p->meta.command_len = n;
+    return fail(d->err, "%s", message);
+}
+
+static int out_of_memory(struct doc *d)
+{
+    return fail(d->err, "out of memory");
+}
+
+static bool key_is(const struct doc *d, const char *key)
+{
+    size_t n = strlen(key);
+    return d->jr.str_len == n && memcmp(d->jr.str, key, n) == 0;
+}
+
+/* --- scalars ------------------------------------------------------------- */
+
+/* A non-negative integer (null reads as 0), already started as `tok`. */
+static int read_count(struct doc *d, rp_jtok tok, const char *what, int64_t *dst)
+{
+    int64_t v;
+    if (tok == RP_JT_NULL) {
+        *dst = 0;
+        return 0;
+    }
+    if (tok != RP_JT_NUMBER || !rp_jr_int(&d->jr, &v) || v < 0) {
+        char message[96];
+        snprintf(message, sizeof(message), "\"%s\" must be a non-negative integer", what);
+        return shape_error(d, tok, message);
+    }
+    *dst = v;
     return 0;
 }
+
+static int read_string_id(struct doc *d, rp_jtok tok, const char *what, uint32_t *dst)
+{
+    if (tok == RP_JT_NULL)
+        return 0;
+    if (tok != RP_JT_STRING) {
+        char message[96];
+        snprintf(message, sizeof(message), "\"%s\" must be a string", what);
+        return shape_error(d, tok, message);
+    }
+    *dst = rp_profile_string(d->p, d->jr.str, d->jr.str_len);
+    return *dst == RP_IDX_NONE ? out_of_memory(d) : 0;
+}
+
+static int read_mode(struct doc *d, rp_jtok tok)
+{
+    if (tok == RP_JT_STRING && d->jr.str_len == 3 && memcmp(d->jr.str, "cpu", 3) == 0)
+        d->p->meta.mode = RP_MODE_CPU;
+    else if (tok == RP_JT_STRING && d->jr.str_len == 4 && memcmp(d->jr.str, "wall", 4) == 0)
+        d->p->meta.mode = RP_MODE_WALL;
+    else
+        return shape_error(d, tok, "\"mode\" must be \"cpu\" or \"wall\"");
+    return 0;
+}
+
+static int read_yjit(struct doc *d, rp_jtok tok)
+{
+    if (tok == RP_JT_NULL)
+        return 0;
+    double v = tok == RP_JT_NUMBER ? rp_jr_double(&d->jr) : -1;
+    if (!(v >= 0 && v <= 1))
+        return shape_error(d, tok, "\"yjit_ratio\" must be a number between 0 and 1");
+    d->p->meta.has_yjit = true;
+    d->p->meta.yjit_ratio = v;
+    return 0;
+}
+
+static int read_command(struct doc *d, rp_jtok tok)
+{
+    static const char *const message = "\"command\" must be an array of strings";
+    if (tok == RP_JT_NULL)
+        return 0;
+    if (tok != RP_JT_BEGIN_ARRAY)
+        return shape_error(d, tok, message);
+    uint32_t *words = NULL;
+    size_t n = 0, cap = 0;
+    while ((tok = rp_jr_next(&d->jr)) == RP_JT_STRING) {
+        if (RP_VEC_RESERVE(words, cap, n + 1) != 0 ||
+            (words[n] = rp_profile_string(d->p, d->jr.str, d->jr.str_len)) == RP_IDX_NONE) {
+            free(words);
+            return out_of_memory(d);
+        }
+        n++;
+    }
+    if (tok != RP_JT_END_ARRAY) {
+        free(words);
+        return shape_error(d, tok, message);
+    }
+    free(d->p->meta.command);
+    d->p->meta.command = words;
+    d->p->meta.command_len = n;
+    return 0;
+}
+
+/* --- objects of counters ("gc", "os", the gem's "gc_stats") --------------- */
 
 struct count_member {
     const char *key;
     int64_t *dst;
 };
 
-static int read_count_members(json_t *obj, const struct count_member *members, size_t n,
-                              char *err)
+static int read_counts_object(struct doc *d, rp_jtok tok, const char *name,
+                              const struct count_member *members, size_t count, bool *present)
 {
-    for (size_t i = 0; i < n; i++)
-        if (read_count(obj, members[i].key, members[i].dst, err) != 0)
-            return -1;
+    if (tok == RP_JT_NULL)
+        return 0;
+    if (tok != RP_JT_BEGIN_OBJECT) {
+        char message[96];
+        snprintf(message, sizeof(message), "\"%s\" must be an object", name);
+        return shape_error(d, tok, message);
+    }
+    while ((tok = rp_jr_next(&d->jr)) == RP_JT_KEY) {
+        const struct count_member *m = NULL;
+        for (size_t i = 0; i < count && !m; i++)
+            if (key_is(d, members[i].key))
+                m = &members[i];
+        tok = rp_jr_next(&d->jr);
+        if (m ? read_count(d, tok, m->key, m->dst) != 0 : !rp_jr_skip(&d->jr, tok))
+            return m ? -1 : shape_error(d, RP_JT_ERROR, "");
+    }
+    if (tok != RP_JT_END_OBJECT)
+        return shape_error(d, tok, "");
+    *present = true;
     return 0;
 }
 
-/* Reads an optional object of integer members ("gc", "os"). */
-static int read_int_object(json_t *root, const char *key, bool *present, void *base,
-                           const rp_int_field *fields, size_t count, char *err)
+/* "gc" and "os": the members listed in the shared field tables. */
+static int read_int_object(struct doc *d, rp_jtok tok, const char *name, void *base,
+                           const rp_int_field *fields, size_t count, bool *present)
 {
-    json_t *obj = json_object_get(root, key);
-    if (!obj || json_is_null(obj))
-        return 0;
-    if (!json_is_object(obj))
-        return fail(err, "\"%s\" must be an object", key);
-    *present = true;
-    for (size_t i = 0; i < count; i++)
-        if (read_count(obj, fields[i].key, rp_int_field_at(base, &fields[i]), err) != 0)
-            return -1;
-    return 0;
+    struct count_member members[16];
+    for (size_t i = 0; i < count && i < 16; i++)
+        members[i] = (struct count_member){fields[i].key, rp_int_field_at(base, &fields[i])};
+    return read_counts_object(d, tok, name, members, count, present);
 }
 
 /* The rperf gem writes "gc_stats" (with time in ms) instead of our "gc". */
-static int read_gem_gc_stats(rp_meta *m, json_t *root, char *err)
+static int read_gem_gc_stats(struct doc *d, rp_jtok tok)
 {
-    json_t *obj = json_object_get(root, "gc_stats");
-    if (m->has_gc || !obj || json_is_null(obj))
-        return 0;
-    if (!json_is_object(obj))
-        return fail(err, "\"gc_stats\" must be an object");
+    rp_meta *m = &d->p->meta;
+    rp_gc_stats gem = {0};
     const struct count_member members[] = {
-        {"count", &m->gc.count},
-        {"minor_count", &m->gc.minor_count},
-        {"major_count", &m->gc.major_count},
-        {"time_ms", &m->gc.time_ns},
-        {"allocated_objects", &m->gc.allocated_objects},
-        {"freed_objects", &m->gc.freed_objects},
+        {"count", &gem.count},
+        {"minor_count", &gem.minor_count},
+        {"major_count", &gem.major_count},
+        {"time_ms", &gem.time_ns},
+        {"allocated_objects", &gem.allocated_objects},
+        {"freed_objects", &gem.freed_objects},
     };
-    if (read_count_members(obj, members, sizeof(members) / sizeof(members[0]), err) != 0)
+    bool present = false;
+    if (read_counts_object(d, tok, "gc_stats", members, sizeof(members) / sizeof(members[0]),
+                           &present) != 0)
         return -1;
-    if (__builtin_mul_overflow(m->gc.time_ns, 1000000, &m->gc.time_ns))
-        return fail(err, "\"gc_stats\".\"time_ms\" is out of range");
+    if (!present || m->has_gc)
+        return 0; /* our own "gc", when there, wins */
+    if (__builtin_mul_overflow(gem.time_ns, 1000000, &gem.time_ns))
+        return fail(d->err, "\"gc_stats\".\"time_ms\" is out of range");
+    m->gc = gem;
     m->has_gc = true;
     return 0;
 }
 
-static int read_yjit(rp_meta *m, json_t *root, char *err)
-{
-    json_t *v = json_object_get(root, RP_KEY_YJIT_RATIO);
-    if (!v || json_is_null(v))
-        return 0;
-    if (!json_is_number(v) || json_number_value(v) < 0 || json_number_value(v) > 1)
-        return fail(err, "\"yjit_ratio\" must be a number between 0 and 1");
-    m->has_yjit = true;
-    m->yjit_ratio = json_number_value(v);
-    return 0;
-}
-
-static int read_meta(rp_profile *p, json_t *root, char *err)
-{
-    rp_meta *m = &p->meta;
-    const struct count_member counts[] = {
-        {RP_KEY_PID, &m->pid},
-        {RP_KEY_PPID, &m->ppid},
-        {RP_KEY_FREQUENCY, &m->frequency},
-        {RP_KEY_TRIGGER_COUNT, &m->trigger_count},
-        {RP_KEY_SAMPLING_COUNT, &m->sampling_count},
-        {RP_KEY_SAMPLING_TIME_NS, &m->sampling_time_ns},
-        {RP_KEY_DETECTED_THREADS, &m->detected_thread_count},
-        {RP_KEY_START_TIME_NS, &m->start_time_ns},
-        {RP_KEY_DURATION_NS, &m->duration_ns},
-        {RP_KEY_USER_NS, &m->user_ns},
-        {RP_KEY_SYS_NS, &m->sys_ns},
-        {RP_KEY_DROPPED_SAMPLES, &m->dropped_samples},
-        {RP_KEY_TRUNCATED_SAMPLES, &m->truncated_samples},
-        {RP_KEY_PROCESS_COUNT, &m->process_count},
-        {RP_KEY_TOTAL_DURATION_NS, &m->total_duration_ns},
-    };
-    if (read_mode(m, root, err) != 0 ||
-        read_count_members(root, counts, sizeof(counts) / sizeof(counts[0]), err) != 0 ||
-        read_optional_string(p, root, RP_KEY_RPERF_VERSION, &m->rperf_version, err) != 0 ||
-        read_optional_string(p, root, RP_KEY_RUBY_VERSION, &m->ruby_version, err) != 0 ||
-        read_command(p, root, err) != 0 ||
-        read_int_object(root, RP_KEY_GC, &m->has_gc, &m->gc, rp_gc_fields, rp_gc_field_count,
-                        err) != 0 ||
-        read_int_object(root, RP_KEY_OS, &m->has_os, &m->os, rp_os_fields, rp_os_field_count,
-                        err) != 0 ||
-        read_gem_gc_stats(m, root, err) != 0 || read_yjit(m, root, err) != 0)
-        return -1;
-    if (m->process_count == 0)
-        m->process_count = 1;
-    if (m->total_duration_ns == 0)
-        m->total_duration_ns = m->duration_ns;
-    return 0;
-}
-
-/* --- label sets ---------------------------------------------------------- */
+/* --- label sets ------------------------------------------------------------ */
 
 /* Label values are strings in our files; the gem may carry numbers or
  * booleans from user labels, which are kept as their JSON text. */
-static uint32_t intern_label_value(rp_profile *p, json_t *v)
+static uint32_t intern_label_value(struct doc *d, rp_jtok tok)
 {
-    char buf[64];
-    if (json_is_string(v))
-        return rp_profile_string(p, json_string_value(v), json_string_length(v));
-    if (json_is_integer(v))
-        snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-    else if (json_is_real(v))
-        snprintf(buf, sizeof(buf), "%.17g", json_real_value(v));
-    else if (json_is_boolean(v))
-        snprintf(buf, sizeof(buf), "%s", json_is_true(v) ? "true" : "false");
-    else
+    switch (tok) {
+    case RP_JT_STRING:
+        return rp_profile_string(d->p, d->jr.str, d->jr.str_len);
+    case RP_JT_NUMBER:
+        return rp_profile_string(d->p, d->jr.num, d->jr.num_len);
+    case RP_JT_TRUE:
+        return rp_profile_cstring(d->p, "true");
+    case RP_JT_FALSE:
+        return rp_profile_cstring(d->p, "false");
+    default:
         return RP_IDX_NONE - 1; /* not a scalar */
-    return rp_profile_cstring(p, buf);
+    }
 }
 
-/* Fills `map` (file label set id → model id) from the "label_sets" array. */
-static int read_label_sets(rp_profile *p, json_t *root, uint32_t **map, size_t *count, char *err)
+static int read_label_set(struct doc *d, rp_jtok tok, size_t index)
 {
-    json_t *sets = json_object_get(root, RP_KEY_LABEL_SETS);
-    *map = NULL;
-    *count = 0;
-    if (!sets || json_is_null(sets))
-        return 0;
-    if (!json_is_array(sets))
-        return fail(err, "\"label_sets\" must be an array of objects");
-    size_t n = json_array_size(sets);
-    uint32_t *ids = n ? calloc(n, sizeof(uint32_t)) : NULL;
-    rp_label *pairs = NULL;
-    size_t pairs_cap = 0;
-    if (n && !ids)
-        return fail(err, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        json_t *set = json_array_get(sets, i);
-        if (!json_is_object(set)) {
-            fail(err, "label set %zu must be an object", i);
-            goto error;
-        }
-        size_t k = 0;
-        const char *key;
-        json_t *value;
-        if (RP_VEC_RESERVE(pairs, pairs_cap, json_object_size(set)) != 0) {
-            fail(err, "out of memory");
-            goto error;
-        }
-        json_object_foreach(set, key, value) {
-            uint32_t v = intern_label_value(p, value);
-            if (v == RP_IDX_NONE - 1) {
-                fail(err, "label set %zu: value of \"%s\" must be a string", i, key);
-                goto error;
-            }
-            pairs[k].key = rp_profile_cstring(p, key);
-            pairs[k].value = v;
-            if (pairs[k].key == RP_IDX_NONE || v == RP_IDX_NONE) {
-                fail(err, "out of memory");
-                goto error;
-            }
-            k++;
-        }
-        ids[i] = rp_profile_label_set(p, pairs, (uint32_t)k);
-        if (ids[i] == RP_IDX_NONE) {
-            fail(err, "out of memory");
-            goto error;
-        }
+    char message[160];
+    if (tok != RP_JT_BEGIN_OBJECT) {
+        snprintf(message, sizeof(message), "label set %zu must be an object", index);
+        return shape_error(d, tok, message);
     }
-    free(pairs);
-    *map = ids;
-    *count = n;
+    uint32_t count = 0;
+    while ((tok = rp_jr_next(&d->jr)) == RP_JT_KEY) {
+        if (RP_VEC_RESERVE(d->pairs, d->pairs_cap, count + 1) != 0)
+            return out_of_memory(d);
+        rp_label *l = &d->pairs[count];
+        l->key = rp_profile_string(d->p, d->jr.str, d->jr.str_len);
+        snprintf(message, sizeof(message), "label set %zu: value of \"%.*s\" must be a string",
+                 index, (int)(d->jr.str_len < 64 ? d->jr.str_len : 64), d->jr.str);
+        tok = rp_jr_next(&d->jr);
+        l->value = intern_label_value(d, tok);
+        if (l->value == RP_IDX_NONE - 1)
+            return shape_error(d, tok, message);
+        if (l->key == RP_IDX_NONE || l->value == RP_IDX_NONE)
+            return out_of_memory(d);
+        count++;
+    }
+    if (tok != RP_JT_END_OBJECT)
+        return shape_error(d, tok, "");
+    uint32_t id = rp_profile_label_set(d->p, d->pairs, count);
+    if (id == RP_IDX_NONE || RP_VEC_RESERVE(d->label_map, d->label_map_len, index + 1) != 0)
+        return out_of_memory(d);
+    d->label_map[index] = id;
     return 0;
-error:
-    free(pairs);
-    free(ids);
-    return -1;
+}
+
+static int read_label_sets(struct doc *d, rp_jtok tok)
+{
+    if (tok == RP_JT_NULL)
+        return 0;
+    if (tok != RP_JT_BEGIN_ARRAY)
+        return shape_error(d, tok, "\"label_sets\" must be an array of objects");
+    size_t index = 0;
+    /* label_map_len doubles as the map's capacity until the end */
+    free(d->label_map);
+    d->label_map = NULL;
+    d->label_map_len = 0;
+    size_t cap = 0;
+    while ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY) {
+        d->label_map_len = cap;
+        if (read_label_set(d, tok, index) != 0)
+            return -1;
+        cap = d->label_map_len;
+        index++;
+    }
+    d->label_map_len = index;
+    return 0;
 }
 
 /* --- samples ------------------------------------------------------------- */
 
-struct sample_reader {
-    rp_profile *p;
-    const uint32_t *label_map;
-    size_t label_map_len;
-    uint32_t *frames; /* scratch: frame ids of the sample being read */
-    size_t frames_cap;
-    char *err;
-};
-
-static int read_frame(struct sample_reader *r, json_t *frame, size_t si, size_t fi, uint32_t *id)
+static int frame_error(struct doc *d, rp_jtok tok, size_t si, size_t fi)
 {
-    json_t *path = json_array_get(frame, 0), *label = json_array_get(frame, 1);
-    if (!json_is_array(frame) || json_array_size(frame) < 2 || !json_is_string(path) ||
-        !json_is_string(label))
-        return fail(r->err, "sample %zu, frame %zu: expected [path, label] strings", si, fi);
-    uint32_t p_id = rp_profile_string(r->p, json_string_value(path), json_string_length(path));
-    uint32_t l_id = rp_profile_string(r->p, json_string_value(label), json_string_length(label));
-    *id = rp_profile_frame(r->p, p_id, l_id);
-    return *id == RP_IDX_NONE ? fail(r->err, "out of memory") : 0;
+    char message[96];
+    snprintf(message, sizeof(message), "sample %zu, frame %zu: expected [path, label] strings", si,
+             fi);
+    return shape_error(d, tok, message);
 }
 
-/* Optional small non-negative integer at position `pos` of a sample. */
-static int read_sample_id(struct sample_reader *r, json_t *sample, size_t pos, size_t si,
-                          const char *what, uint32_t *dst)
+/* [path, label] — further elements are allowed and ignored. */
+static int read_frame(struct doc *d, rp_jtok tok, size_t si, size_t fi, uint32_t *id)
 {
-    json_t *v = json_array_get(sample, pos);
-    *dst = 0;
-    if (!v || json_is_null(v))
-        return 0;
-    if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) >= RP_IDX_NONE)
-        return fail(r->err, "sample %zu: %s must be a non-negative integer", si, what);
-    *dst = (uint32_t)json_integer_value(v);
+    if (tok != RP_JT_BEGIN_ARRAY || (tok = rp_jr_next(&d->jr)) != RP_JT_STRING)
+        return frame_error(d, tok, si, fi);
+    uint32_t path = rp_profile_string(d->p, d->jr.str, d->jr.str_len);
+    if ((tok = rp_jr_next(&d->jr)) != RP_JT_STRING)
+        return frame_error(d, tok, si, fi);
+    uint32_t label = rp_profile_string(d->p, d->jr.str, d->jr.str_len);
+    while ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY)
+        if (!rp_jr_skip(&d->jr, tok))
+            return frame_error(d, RP_JT_ERROR, si, fi);
+    *id = rp_profile_frame(d->p, path, label);
+    return *id == RP_IDX_NONE ? out_of_memory(d) : 0;
+}
+
+static int read_frames(struct doc *d, rp_jtok tok, size_t si, uint32_t *depth)
+{
+    char message[64];
+    snprintf(message, sizeof(message), "sample %zu: frames must be an array", si);
+    if (tok != RP_JT_BEGIN_ARRAY)
+        return shape_error(d, tok, message);
+    uint32_t n = 0;
+    while ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY) {
+        if (n >= RP_IDX_NONE - 1 || RP_VEC_RESERVE(d->frames, d->frames_cap, (size_t)n + 1) != 0)
+            return out_of_memory(d);
+        if (read_frame(d, tok, si, n, &d->frames[n]) != 0)
+            return -1;
+        n++;
+    }
+    *depth = n;
     return 0;
 }
 
-static int read_sample(struct sample_reader *r, json_t *sample, size_t si)
+/* thread_seq or label_set_id: a small non-negative integer or null. */
+static int read_sample_id(struct doc *d, rp_jtok tok, size_t si, const char *what, uint32_t *dst)
 {
-    if (!json_is_array(sample) || json_array_size(sample) < 2)
-        return fail(r->err, "sample %zu: expected [frames, weight, thread_seq, label_set_id]", si);
-    json_t *frames = json_array_get(sample, 0), *weight = json_array_get(sample, 1);
-    if (!json_is_array(frames))
-        return fail(r->err, "sample %zu: frames must be an array", si);
-    if (!json_is_integer(weight) || json_integer_value(weight) < 0)
-        return fail(r->err, "sample %zu: weight must be a non-negative integer", si);
-    uint32_t thread_seq, label_set;
-    if (read_sample_id(r, sample, 2, si, "thread_seq", &thread_seq) != 0 ||
-        read_sample_id(r, sample, 3, si, "label_set_id", &label_set) != 0)
-        return -1;
-    if (label_set != 0 && label_set >= r->label_map_len)
-        return fail(r->err, "sample %zu: label_set_id %" PRIu32 " is out of range (%zu label sets)",
-                    si, label_set, r->label_map_len);
-
-    size_t depth = json_array_size(frames);
-    if (depth >= RP_IDX_NONE)
-        return fail(r->err, "sample %zu: too many frames", si);
-    if (RP_VEC_RESERVE(r->frames, r->frames_cap, depth) != 0)
-        return fail(r->err, "out of memory");
-    for (size_t fi = 0; fi < depth; fi++)
-        if (read_frame(r, json_array_get(frames, fi), si, fi, &r->frames[fi]) != 0)
-            return -1;
-    uint32_t stack = rp_profile_stack(r->p, r->frames, (uint32_t)depth);
-    if (stack == RP_IDX_NONE)
-        return fail(r->err, "out of memory");
-    uint32_t ls = label_set < r->label_map_len ? r->label_map[label_set] : 0;
-    switch (rp_sample_table_add(&r->p->samples, stack, thread_seq, ls, json_integer_value(weight))) {
-    case RP_SAMPLE_OK:
+    int64_t v;
+    *dst = 0;
+    if (tok == RP_JT_NULL)
         return 0;
-    case RP_SAMPLE_OVERFLOW:
-        return fail(r->err, "sample %zu: total weight overflows 64 bits", si);
-    default:
-        return fail(r->err, "out of memory");
+    if (tok != RP_JT_NUMBER || !rp_jr_int(&d->jr, &v) || v < 0 || v >= RP_IDX_NONE) {
+        char message[96];
+        snprintf(message, sizeof(message), "sample %zu: %s must be a non-negative integer", si, what);
+        return shape_error(d, tok, message);
     }
+    *dst = (uint32_t)v;
+    return 0;
 }
 
-static int read_samples(rp_profile *p, json_t *root, char *err)
+static int read_sample(struct doc *d, rp_jtok tok, size_t si)
 {
-    json_t *samples = json_object_get(root, RP_KEY_AGGREGATED_SAMPLES);
-    if (!samples || json_is_null(samples))
-        samples = json_object_get(root, RP_KEY_RAW_SAMPLES);
-    if (!samples || json_is_null(samples))
-        return fail(err, "no \"aggregated_samples\" or \"raw_samples\" array: not an rperf profile");
-    if (!json_is_array(samples))
-        return fail(err, "samples must be an array");
-
-    struct sample_reader r = {.p = p, .err = err};
-    size_t label_map_len;
-    uint32_t *label_map;
-    if (read_label_sets(p, root, &label_map, &label_map_len, err) != 0)
+    char message[96];
+    snprintf(message, sizeof(message), "sample %zu: expected [frames, weight, thread_seq, label_set_id]", si);
+    if (tok != RP_JT_BEGIN_ARRAY)
+        return shape_error(d, tok, message);
+    uint32_t depth = 0;
+    struct pending_sample s = {0};
+    if ((tok = rp_jr_next(&d->jr)) == RP_JT_END_ARRAY)
+        return shape_error(d, tok, message);
+    if (read_frames(d, tok, si, &depth) != 0)
         return -1;
-    r.label_map = label_map;
-    r.label_map_len = label_map_len;
-    int rc = 0;
-    for (size_t i = 0; i < json_array_size(samples) && rc == 0; i++)
-        rc = read_sample(&r, json_array_get(samples, i), i);
-    free(r.frames);
-    free(label_map);
-    return rc;
+    tok = rp_jr_next(&d->jr);
+    if (tok == RP_JT_END_ARRAY)
+        return shape_error(d, tok, message);
+    if (tok != RP_JT_NUMBER || !rp_jr_int(&d->jr, &s.weight) || s.weight < 0) {
+        snprintf(message, sizeof(message), "sample %zu: weight must be a non-negative integer", si);
+        return shape_error(d, tok, message);
+    }
+    /* optional thread_seq and label_set_id; anything after is ignored */
+    if ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY) {
+        if (read_sample_id(d, tok, si, "thread_seq", &s.thread_seq) != 0)
+            return -1;
+        if ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY) {
+            if (read_sample_id(d, tok, si, "label_set_id", &s.file_label_set) != 0)
+                return -1;
+            while ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY)
+                if (!rp_jr_skip(&d->jr, tok))
+                    return shape_error(d, RP_JT_ERROR, "");
+        }
+    }
+    s.stack = rp_profile_stack(d->p, d->frames, depth);
+    if (s.stack == RP_IDX_NONE || RP_VEC_RESERVE(d->samples, d->samples_cap, d->sample_count + 1) != 0)
+        return out_of_memory(d);
+    d->samples[d->sample_count++] = s;
+    return 0;
 }
 
-/* --- documents ---------------------------------------------------------- */
+static int read_samples(struct doc *d, rp_jtok tok)
+{
+    if (tok == RP_JT_NULL)
+        return 0;
+    if (d->have_samples) /* both aggregated_samples and raw_samples: the first wins */
+        return rp_jr_skip(&d->jr, tok) ? 0 : shape_error(d, RP_JT_ERROR, "");
+    if (tok != RP_JT_BEGIN_ARRAY)
+        return shape_error(d, tok, "samples must be an array");
+    size_t si = 0;
+    while ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY)
+        if (read_sample(d, tok, si++) != 0)
+            return -1;
+    d->have_samples = true;
+    return 0;
+}
+
+/* With the whole document read: label ids checked and mapped, samples in. */
+static int add_samples(struct doc *d)
+{
+    for (size_t i = 0; i < d->sample_count; i++) {
+        const struct pending_sample *s = &d->samples[i];
+        if (s->file_label_set != 0 && s->file_label_set >= d->label_map_len)
+            return fail(d->err, "sample %zu: label_set_id %" PRIu32 " is out of range (%zu label sets)",
+                        i, s->file_label_set, d->label_map_len);
+        uint32_t ls = s->file_label_set < d->label_map_len ? d->label_map[s->file_label_set] : 0;
+        switch (rp_sample_table_add(&d->p->samples, s->stack, s->thread_seq, ls, s->weight)) {
+        case RP_SAMPLE_OK:
+            break;
+        case RP_SAMPLE_OVERFLOW:
+            return fail(d->err, "sample %zu: total weight overflows 64 bits", i);
+        default:
+            return out_of_memory(d);
+        }
+    }
+    return 0;
+}
+
+/* --- the document -------------------------------------------------------- */
+
+/* Top-level integer members. */
+static int64_t *count_member(rp_meta *m, const struct doc *d)
+{
+    static const struct {
+        const char *key;
+        size_t offset;
+    } members[] = {
+        {RP_KEY_PID, offsetof(rp_meta, pid)},
+        {RP_KEY_PPID, offsetof(rp_meta, ppid)},
+        {RP_KEY_FREQUENCY, offsetof(rp_meta, frequency)},
+        {RP_KEY_TRIGGER_COUNT, offsetof(rp_meta, trigger_count)},
+        {RP_KEY_SAMPLING_COUNT, offsetof(rp_meta, sampling_count)},
+        {RP_KEY_SAMPLING_TIME_NS, offsetof(rp_meta, sampling_time_ns)},
+        {RP_KEY_DETECTED_THREADS, offsetof(rp_meta, detected_thread_count)},
+        {RP_KEY_START_TIME_NS, offsetof(rp_meta, start_time_ns)},
+        {RP_KEY_DURATION_NS, offsetof(rp_meta, duration_ns)},
+        {RP_KEY_USER_NS, offsetof(rp_meta, user_ns)},
+        {RP_KEY_SYS_NS, offsetof(rp_meta, sys_ns)},
+        {RP_KEY_DROPPED_SAMPLES, offsetof(rp_meta, dropped_samples)},
+        {RP_KEY_TRUNCATED_SAMPLES, offsetof(rp_meta, truncated_samples)},
+        {RP_KEY_PROCESS_COUNT, offsetof(rp_meta, process_count)},
+        {RP_KEY_TOTAL_DURATION_NS, offsetof(rp_meta, total_duration_ns)},
+    };
+    for (size_t i = 0; i < sizeof(members) / sizeof(members[0]); i++)
+        if (key_is(d, members[i].key))
+            return (int64_t *)((char *)m + members[i].offset);
+    return NULL;
+}
+
+static int read_member(struct doc *d)
+{
+    rp_meta *m = &d->p->meta;
+    int64_t *count = count_member(m, d);
+    char key[64];
+    snprintf(key, sizeof(key), "%.*s", (int)(d->jr.str_len < 63 ? d->jr.str_len : 63), d->jr.str);
+    rp_jtok tok = rp_jr_next(&d->jr);
+    if (count)
+        return read_count(d, tok, key, count);
+    if (strcmp(key, RP_KEY_MODE) == 0)
+        return read_mode(d, tok);
+    if (strcmp(key, RP_KEY_AGGREGATED_SAMPLES) == 0 || strcmp(key, RP_KEY_RAW_SAMPLES) == 0)
+        return read_samples(d, tok);
+    if (strcmp(key, RP_KEY_LABEL_SETS) == 0)
+        return read_label_sets(d, tok);
+    if (strcmp(key, RP_KEY_COMMAND) == 0)
+        return read_command(d, tok);
+    if (strcmp(key, RP_KEY_RPERF_VERSION) == 0)
+        return read_string_id(d, tok, key, &m->rperf_version);
+    if (strcmp(key, RP_KEY_RUBY_VERSION) == 0)
+        return read_string_id(d, tok, key, &m->ruby_version);
+    if (strcmp(key, RP_KEY_GC) == 0)
+        return read_int_object(d, tok, key, &m->gc, rp_gc_fields, rp_gc_field_count, &m->has_gc);
+    if (strcmp(key, RP_KEY_OS) == 0)
+        return read_int_object(d, tok, key, &m->os, rp_os_fields, rp_os_field_count, &m->has_os);
+    if (strcmp(key, "gc_stats") == 0)
+        return read_gem_gc_stats(d, tok);
+    if (strcmp(key, RP_KEY_YJIT_RATIO) == 0)
+        return read_yjit(d, tok);
+    return rp_jr_skip(&d->jr, tok) ? 0 : shape_error(d, RP_JT_ERROR, "");
+}
+
+static int read_document(struct doc *d)
+{
+    rp_jtok tok = rp_jr_next(&d->jr);
+    if (tok != RP_JT_BEGIN_OBJECT) {
+        /* a syntax error first, then a wrong shape */
+        if (tok != RP_JT_ERROR && (!rp_jr_skip(&d->jr, tok) || rp_jr_next(&d->jr) == RP_JT_ERROR))
+            tok = RP_JT_ERROR;
+        return shape_error(d, tok, "top level is not a JSON object: not an rperf profile");
+    }
+    while ((tok = rp_jr_next(&d->jr)) == RP_JT_KEY)
+        if (read_member(d) != 0)
+            return -1;
+    if (tok != RP_JT_END_OBJECT || (tok = rp_jr_next(&d->jr)) != RP_JT_END)
+        return shape_error(d, RP_JT_ERROR, "");
+    if (!d->have_samples)
+        return fail(d->err, "no \"aggregated_samples\" or \"raw_samples\" array: not an rperf profile");
+    rp_meta *m = &d->p->meta;
+    if (m->process_count == 0)
+        m->process_count = 1;
+    if (m->total_duration_ns == 0)
+        m->total_duration_ns = m->duration_ns;
+    return add_samples(d);
+}
 
 int rp_profile_read_buffer(rp_profile *p, const char *data, size_t len, char err[RP_READ_ERROR_MAX])
 {
-    json_error_t jerr;
-    json_t *root = json_loadb(data, len, 0, &jerr);
-    if (!root)
-        return fail(err, "not valid JSON (line %d: %s)", jerr.line, jerr.text);
-    int rc;
-    if (!json_is_object(root))
-        rc = fail(err, "top level is not a JSON object: not an rperf profile");
-    else
-        rc = (read_meta(p, root, err) == 0 && read_samples(p, root, err) == 0) ? 0 : -1;
-    json_decref(root);
+    struct doc d = {.p = p, .err = err};
+    d.jr = shared_reader;
+    rp_jr_init(&d.jr, data, len);
+    int rc = read_document(&d);
+    shared_reader = d.jr; /* keeps the scratch buffer */
+    free(d.samples);
+    free(d.label_map);
+    free(d.frames);
+    free(d.pairs);
     return rc;
 }
+
+/* --- files ---------------------------------------------------------------- */
 
 /* zlib prefixes its messages with the file name, which the caller adds. */
 static const char *zlib_message(const char *msg, const char *path)
@@ -406,66 +546,60 @@ static const char *zlib_message(const char *msg, const char *path)
     return strncmp(msg, path, n) == 0 && strncmp(msg + n, ": ", 2) == 0 ? msg + n + 2 : msg;
 }
 
+/* The decompressed document; the buffer is reused from file to file. */
+static char *document;
+static size_t document_cap;
+
 /* Decompresses (or just reads, for plain JSON) the whole file. */
-static int slurp(const char *path, char **data, size_t *len, char *err)
+static int slurp(const char *path, size_t *len, char *err)
 {
+    errno = 0;
     gzFile gz = gzopen(path, "rb");
     if (!gz)
         return fail(err, "cannot open: %s", strerror(errno ? errno : ENOMEM));
     gzbuffer(gz, 1 << 17);
-    char *buf = NULL;
-    size_t used = 0, cap = 0;
+    size_t used = 0;
+    int rc = 0;
     for (;;) {
-        if (RP_VEC_RESERVE(buf, cap, used + (1 << 16)) != 0) {
-            free(buf);
-            gzclose(gz);
-            return fail(err, "out of memory");
+        if (RP_VEC_RESERVE(document, document_cap, used + (1 << 20)) != 0) {
+            rc = fail(err, "out of memory");
+            break;
         }
-        int n = gzread(gz, buf + used, 1 << 16);
+        size_t room = document_cap - used;
+        int n = gzread(gz, document + used, (unsigned)(room < (1u << 30) ? room : (1u << 30)));
         if (n < 0) {
             int zerr;
             const char *msg = gzerror(gz, &zerr);
-            fail(err, zerr == Z_ERRNO ? "cannot read: %s" : "corrupt gzip data (%s)",
-                 zerr == Z_ERRNO ? strerror(errno) : zlib_message(msg, path));
-            free(buf);
-            gzclose(gz);
-            return -1;
+            rc = fail(err, zerr == Z_ERRNO ? "cannot read: %s" : "corrupt gzip data (%s)",
+                      zerr == Z_ERRNO ? strerror(errno) : zlib_message(msg, path));
+            break;
         }
         if (n == 0)
             break;
         used += (size_t)n;
         if (used > RP_READ_MAX_BYTES) {
-            free(buf);
-            gzclose(gz);
-            return fail(err, "larger than %zu bytes uncompressed", RP_READ_MAX_BYTES);
+            rc = fail(err, "larger than %zu bytes uncompressed", RP_READ_MAX_BYTES);
+            break;
         }
     }
-    /* zlib reports a stream cut short only through gzerror at the end. */
-    int zerr;
-    const char *msg = gzerror(gz, &zerr);
-    if (zerr != Z_OK) {
-        fail(err, "truncated or corrupt gzip data (%s)", zlib_message(msg, path));
-        free(buf);
-        gzclose(gz);
-        return -1;
+    if (rc == 0) {
+        /* zlib reports a stream cut short only through gzerror at the end. */
+        int zerr;
+        const char *msg = gzerror(gz, &zerr);
+        if (zerr != Z_OK)
+            rc = fail(err, "truncated or corrupt gzip data (%s)", zlib_message(msg, path));
     }
     gzclose(gz);
-    *data = buf;
     *len = used;
-    return 0;
+    return rc;
 }
 
 int rp_profile_read_file(rp_profile *p, const char *path, char err[RP_READ_ERROR_MAX])
 {
-    char *data = NULL;
     size_t len = 0;
-    if (slurp(path, &data, &len, err) != 0)
+    if (slurp(path, &len, err) != 0)
         return -1;
-    int rc;
     if (len == 0)
-        rc = fail(err, "empty file");
-    else
-        rc = rp_profile_read_buffer(p, data, len, err);
-    free(data);
-    return rc;
+        return fail(err, "empty file");
+    return rp_profile_read_buffer(p, document, len, err);
 }

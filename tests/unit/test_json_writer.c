@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <jansson.h>
+
 #include "../../common/json_writer.h"
 #include "helpers.h"
 
@@ -61,6 +63,19 @@ static void test_utf8_kept_and_invalid_bytes_replaced(void **state)
         rp_json_string(&j, input, sizeof(input) - 1);
         rp_json_string(&j, "a\0b", 3);
     });
+    /* an independent parser accepts every byte of it */
+    char *wrapped = NULL;
+    size_t wrapped_len = 0;
+    FILE *w = open_memstream(&wrapped, &wrapped_len);
+    fprintf(w, "[%s]", text);
+    fclose(w);
+    json_error_t jerr;
+    json_t *parsed = json_loads(wrapped, JSON_ALLOW_NUL, &jerr);
+    if (!parsed)
+        fail_msg("jansson rejects the writer's output: %s", jerr.text);
+    assert_int_equal(json_string_length(json_array_get(parsed, 1)), 3);
+    json_decref(parsed);
+    free(wrapped);
     assert_string_equal(text, "\"\xc3\xa9\xe6\xbc\xa2\xf0\x9f\x98\x80|\xef\xbf\xbd|"
                               "\xef\xbf\xbd\xef\xbf\xbd|\xef\xbf\xbd\xef\xbf\xbd|"
                               "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd|\",\"a\\u0000b\"");
