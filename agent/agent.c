@@ -55,12 +55,6 @@ static rp_session session;
 static int64_t start_realtime_ns, start_monotonic_ns;
 static rb_postponed_job_handle_t restart_job = POSTPONED_JOB_HANDLE_INVALID;
 
-/* libc's versions of the functions this library interposes, resolved once
- * at load: the interposers may run in a vfork child, where dlsym (which
- * takes locks) must not be called. */
-static void (*real_exit)(int);
-static int (*real_execve)(const char *, char *const[], char *const[]);
-static int (*real_execv)(const char *, char *const[]);
 
 static int64_t clock_ns(clockid_t clock)
 {
@@ -215,10 +209,10 @@ __attribute__((visibility("default"), noreturn)) void _exit(int status)
 {
     if (on_profiled_ruby_thread())
         finish_profile();
-    if (real_exit)
-        real_exit(status);
-    syscall(SYS_exit_group, status);
-    __builtin_unreachable();
+    /* What glibc's _exit does; a system call needs no symbol lookup, which
+     * matters in vfork children and keeps the load of every process cheap. */
+    for (;;)
+        syscall(SYS_exit_group, status);
 }
 
 /* A profile left at exec: Kernel#exec replaces the image without running
@@ -243,7 +237,7 @@ __attribute__((visibility("default"))) int execve(const char *path, char *const 
 {
     bool was_profiling;
     before_exec(&was_profiling);
-    int rc = real_execve(path, argv, envp);
+    int rc = (int)syscall(SYS_execve, path, argv, envp); /* glibc's execve is this call */
     int saved_errno = errno;
     after_failed_exec(was_profiling);
     errno = saved_errno;
@@ -254,7 +248,7 @@ __attribute__((visibility("default"))) int execv(const char *path, char *const a
 {
     bool was_profiling;
     before_exec(&was_profiling);
-    int rc = real_execv(path, argv);
+    int rc = (int)syscall(SYS_execve, path, argv, environ); /* glibc's execv */
     int saved_errno = errno;
     after_failed_exec(was_profiling);
     errno = saved_errno;
@@ -299,10 +293,6 @@ static void restart_in_fork_child(void *unused)
  * whose calls never reach our ruby_init. */
 __attribute__((constructor)) static void on_load(void)
 {
-    real_exit = (void (*)(int))dlsym(RTLD_NEXT, "_exit");
-    real_execve = (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, "execve");
-    real_execv = (int (*)(const char *, char *const[]))dlsym(RTLD_NEXT, "execv");
-
     /* Our own address of ruby_init would be interposed too, so compare the
      * objects the symbols live in rather than the addresses. */
     Dl_info resolved_in, agent_in;

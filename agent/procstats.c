@@ -7,6 +7,7 @@
 #include "procstats.h"
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,8 +77,14 @@ static void fill_gc(rp_meta *m)
     m->gc.freed_objects = gc_stat("total_freed_objects");
 }
 
+/* libruby's flag (exported, not in the public headers); absent → no YJIT. */
+extern bool rb_yjit_enabled_p __attribute__((weak));
+
 static void fill_yjit(rp_meta *m)
 {
+    /* Evaluating Ruby at exit costs a parse; only when YJIT runs at all. */
+    if (!&rb_yjit_enabled_p || !rb_yjit_enabled_p)
+        return;
     /* ratio_in_yjit only exists with --yjit-stats; nil otherwise. */
     int state = 0;
     VALUE ratio = rb_eval_string_protect(

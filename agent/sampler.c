@@ -24,6 +24,13 @@ static atomic_uint_fast64_t trigger_count;
 /* Written only by the GVL holder. */
 static rp_sampler_stats stats;
 
+static int64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 int64_t rp_sampler_clock_ns(void)
 {
     struct timespec ts;
@@ -81,13 +88,17 @@ static void sample_job(void *unused)
      * parent before fork() (Ruby carries triggered jobs over): not ours. */
     if (stats.sampling_count >= atomic_load_explicit(&trigger_count, memory_order_relaxed))
         return;
-    int64_t now = rp_sampler_clock_ns();
+    /* The job's own cost is measured on the vDSO monotonic clock: in cpu
+     * mode the thread CPU clock is a system call, and one per sample is
+     * enough. */
+    int64_t job_start = monotonic_ns();
+    int64_t now = sample_clock == CLOCK_MONOTONIC ? job_start : rp_sampler_clock_ns();
     rp_thread *t = rp_sampler_current_thread(now);
     if (!t)
         return;
     rp_sampler_charge(t, now);
     stats.sampling_count++;
-    stats.sampling_time_ns += (uint64_t)(rp_sampler_clock_ns() - now);
+    stats.sampling_time_ns += (uint64_t)(monotonic_ns() - job_start);
 }
 
 int rp_sampler_init(rp_mode mode)

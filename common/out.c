@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
+
+#include "gzip.h"
 
 static rp_out *out_new(void)
 {
@@ -19,17 +20,22 @@ static rp_out *out_new(void)
 
 rp_out *rp_out_gzip_fd(int fd)
 {
+    const rp_gzip_api *gzip = rp_gzip_api_get();
+    if (!gzip)
+        return NULL;
     rp_out *out = out_new();
     if (!out)
         return NULL;
     /* Level 6 (zlib's default) balances exit-time cost against size. */
-    gzFile gz = gzdopen(fd, "wb6");
+    errno = 0;
+    void *gz = gzip->dopen(fd, "wb6");
     if (!gz) {
         free(out);
         errno = errno ? errno : ENOMEM;
         return NULL;
     }
     out->gz = gz;
+    out->gzip = gzip;
     return out;
 }
 
@@ -57,7 +63,7 @@ static void flush_buffer(rp_out *out)
     }
     if (out->gz) {
         errno = 0;
-        if (gzwrite(out->gz, out->buf, (unsigned)out->len) != (int)out->len)
+        if (out->gzip->write(out->gz, out->buf, (unsigned)out->len) != (int)out->len)
             note_error(out, errno);
     } else if (fwrite(out->buf, 1, out->len, out->fp) != out->len) {
         note_error(out, errno);
@@ -117,7 +123,7 @@ int rp_out_close(rp_out *out)
     flush_buffer(out);
     if (out->gz) {
         errno = 0;
-        if (gzclose(out->gz) != Z_OK)
+        if (out->gzip->close(out->gz) != 0) /* Z_OK */
             note_error(out, errno);
     } else {
         if (fflush(out->fp) != 0)

@@ -13,8 +13,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct rp_gzip_api;
+
 typedef struct rp_out {
     void *gz;     /* gzFile when compressing, else NULL */
+    const struct rp_gzip_api *gzip;
     FILE *fp;     /* plain stream when not compressing */
     bool own_fp;  /* close fp at rp_out_close */
     int error;    /* first errno seen (EIO when zlib gives none), 0 if none */
