@@ -117,7 +117,7 @@ static void start_agent(void)
     if (rp_session_open(&session) != 0)
         return;
     rp_procstats_capture_command();
-    if (rp_threads_init() != 0 || rp_sampler_init(cfg.mode) != 0)
+    if (rp_threads_init() != 0 || rp_sampler_init(cfg.mode, cfg.frequency) != 0)
         return;
     if (rp_sample_buf_init() != 0 || rp_aggregator_init(cfg.aggregate) != 0) {
         rp_log("cannot profile: out of memory");

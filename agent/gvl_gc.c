@@ -2,16 +2,14 @@
  * agent/gvl_gc.c — GVL and GC time tracking. See gvl_gc.h.
  *
  * Contexts:
- * - SUSPENDED runs on the releasing thread just before another thread is
- *   woken (thread_sched_to_waiting_common0 and friends in Ruby 3.4): no
- *   other Ruby thread runs yet, so it may read its own stack and append to
- *   the sample buffer like the GVL holder; it takes no lock and never
- *   allocates (Ruby documents it as running without the GVL).
- * - READY runs WITHOUT the GVL, possibly on another native thread: it only
- *   stores a timestamp in the thread's existing record.
- * - RESUMED runs with the GVL on the resumed thread.
- * - GC events run inside GC with the GVL (all Ractors stopped): no Ruby
- *   allocation, only clock reads, rb_profile_frames and the buffer.
+ * - SUSPENDED (wall mode only) runs on the releasing thread, documented as
+ *   without the GVL: it stores a timestamp in the thread's existing record.
+ * - READY (wall mode only) runs WITHOUT the GVL, possibly on another native
+ *   thread: it stores a timestamp in the thread's existing record.
+ * - RESUMED runs with the GVL on the resumed thread: it may capture the
+ *   stack and append to the sample buffer.
+ * - GC events run inside GC with the GVL (all Ractors stopped): vDSO clock
+ *   reads, and now and then one stack capture; no Ruby allocation.
  * Threads of other Ractors run with their own GVL; they are ignored by
  * comparing the current Ractor's main thread with ours.
  */
@@ -31,11 +29,11 @@ static bool gc_hooked;
 static rp_mode tracking_mode;
 static VALUE main_thread = Qnil;
 
-/* One GC at a time (GVL held): the span being measured. */
+/* One GC at a time (GVL held): the part of the span not yet counted. */
 static struct {
     gc_phase phase;
-    bool in_gc;           /* between GC_ENTER and GC_EXIT */
-    int64_t segment_start; /* mode's clock at the start of the unrecorded part */
+    bool in_gc;            /* between GC_ENTER and GC_EXIT */
+    int64_t segment_start; /* CLOCK_MONOTONIC */
 } gc;
 
 static int64_t monotonic_ns(void)
@@ -52,17 +50,11 @@ static bool in_main_ractor(void)
 
 /* --- GVL ------------------------------------------------------------------ */
 
-/* Officially without the GVL: uses only an existing record (a thread gets
- * one at its first RESUMED or sample) and never allocates. */
 static void on_suspended(VALUE thread)
 {
     rp_thread *t = rp_threads_find(thread);
-    if (!t)
-        return;
-    int64_t now = rp_sampler_clock_ns();
-    rp_sampler_charge(t, now);
-    if (tracking_mode == RP_MODE_WALL) {
-        t->suspended_ns = now;
+    if (t) {
+        t->suspended_ns = monotonic_ns();
         t->ready_ns = 0;
     }
 }
@@ -74,18 +66,28 @@ static void on_ready(VALUE thread)
         t->ready_ns = monotonic_ns();
 }
 
-/* Wall mode: blocked = suspended → ready, wait = ready → resumed. */
-static void charge_gvl_wall(rp_thread *t, int64_t now)
+/* Wall mode: suspended → ready is blocked, ready → now is wait. */
+static void resumed_wall(rp_thread *t, int64_t now)
 {
     if (!t->suspended_ns)
-        return;
-    int64_t ready = t->ready_ns ? t->ready_ns : now;
-    if (ready > t->suspended_ns)
-        rp_sampler_record(t->thread_seq, RP_VM_GVL_BLOCKED, ready - t->suspended_ns);
-    if (now > ready)
-        rp_sampler_record(t->thread_seq, RP_VM_GVL_WAIT, now - ready);
-    t->suspended_ns = 0;
-    t->ready_ns = 0;
+        return; /* first sight of the thread: its clock starts now */
+    int64_t ready = t->ready_ns && t->ready_ns >= t->suspended_ns ? t->ready_ns : now;
+    t->pending_blocked_ns += ready - t->suspended_ns;
+    t->pending_wait_ns += now - ready;
+    if (t->pending_blocked_ns + t->pending_wait_ns >= rp_sampler_min_charge_ns()) {
+        rp_charge charges[3] = {
+            {RP_VM_RUNNING, t->suspended_ns - t->prev_ns},
+            {RP_VM_GVL_BLOCKED, t->pending_blocked_ns},
+            {RP_VM_GVL_WAIT, t->pending_wait_ns},
+        };
+        rp_sampler_record(t->thread_seq, charges, 3);
+        t->prev_ns = now;
+        t->pending_blocked_ns = t->pending_wait_ns = 0;
+    } else {
+        /* the next sample weighs only the running time */
+        t->prev_ns += now - t->suspended_ns;
+    }
+    t->suspended_ns = t->ready_ns = 0;
 }
 
 static void on_resumed(void)
@@ -94,14 +96,10 @@ static void on_resumed(void)
     rp_thread *t = rp_sampler_current_thread(now);
     if (!t)
         return;
-    if (tracking_mode == RP_MODE_WALL) {
-        charge_gvl_wall(t, now);
-        t->prev_ns = now;
-    } else {
-        /* CPU used while off the GVL (a C extension working without it)
-         * belongs to the call that released it: the current stack. */
-        rp_sampler_charge(t, now);
-    }
+    if (tracking_mode == RP_MODE_WALL)
+        resumed_wall(t, now);
+    else if (now - t->prev_ns >= rp_sampler_min_charge_ns())
+        rp_sampler_charge(t, now); /* CPU before the release and off the GVL */
 }
 
 /* Thread event hook — see the contexts at the top of this file. */
@@ -111,32 +109,46 @@ static void on_thread_event(rb_event_flag_t event, const rb_internal_thread_even
     (void)unused;
     if (!rp_sampler_is_accepting())
         return;
-    if (event & RUBY_INTERNAL_THREAD_EVENT_READY) {
+    if (event & RUBY_INTERNAL_THREAD_EVENT_READY)
         on_ready(data->thread);
-        return;
-    }
-    if (!in_main_ractor())
-        return;
-    if (event & RUBY_INTERNAL_THREAD_EVENT_SUSPENDED)
+    else if (event & RUBY_INTERNAL_THREAD_EVENT_SUSPENDED)
         on_suspended(data->thread);
-    else if (event & RUBY_INTERNAL_THREAD_EVENT_RESUMED)
+    else if ((event & RUBY_INTERNAL_THREAD_EVENT_RESUMED) && in_main_ractor())
         on_resumed();
 }
 
 /* --- GC ------------------------------------------------------------------ */
 
-/* Records the GC time since the segment started as `state`, and keeps the
- * thread's next regular sample from counting it again. */
+/* Adds the GC time since the segment started to the thread's pending GC
+ * time, and keeps its next regular sample from counting it again (GC runs
+ * on the thread, so its wall time stands for its CPU time too). */
 static void close_gc_segment(rp_vm_state state)
 {
-    int64_t now = rp_sampler_clock_ns();
+    int64_t now = monotonic_ns();
     int64_t span = now - gc.segment_start;
     gc.segment_start = now;
-    rp_thread *t = rp_sampler_current_thread(now);
+    rp_thread *t = rp_sampler_current_thread(rp_sampler_clock_ns());
     if (!t || span <= 0)
         return;
-    rp_sampler_record(t->thread_seq, state, span);
+    if (state == RP_VM_GC_MARK)
+        t->pending_gc_mark_ns += span;
+    else
+        t->pending_gc_sweep_ns += span;
     t->prev_ns += span;
+}
+
+/* At the end of a GC step: one capture for enough pending GC time. */
+static void record_pending_gc(void)
+{
+    rp_thread *t = rp_sampler_current_thread(rp_sampler_clock_ns());
+    if (!t || t->pending_gc_mark_ns + t->pending_gc_sweep_ns < rp_sampler_min_charge_ns())
+        return;
+    rp_charge charges[2] = {
+        {RP_VM_GC_MARK, t->pending_gc_mark_ns},
+        {RP_VM_GC_SWEEP, t->pending_gc_sweep_ns},
+    };
+    rp_sampler_record(t->thread_seq, charges, 2);
+    t->pending_gc_mark_ns = t->pending_gc_sweep_ns = 0;
 }
 
 /* GC internal event hook — inside GC, GVL held. */
@@ -151,7 +163,7 @@ static void on_gc_event(rb_event_flag_t event, VALUE data, VALUE self, ID mid, V
     switch (event) {
     case RUBY_INTERNAL_EVENT_GC_ENTER:
         gc.in_gc = true;
-        gc.segment_start = rp_sampler_clock_ns();
+        gc.segment_start = monotonic_ns();
         break;
     case RUBY_INTERNAL_EVENT_GC_START:
         gc.phase = GC_MARKING;
@@ -169,8 +181,10 @@ static void on_gc_event(rb_event_flag_t event, VALUE data, VALUE self, ID mid, V
     case RUBY_INTERNAL_EVENT_GC_EXIT:
         /* Work after the last phase change (finishing a sweep, running
          * the end of a GC) is counted as sweeping. */
-        if (gc.in_gc)
+        if (gc.in_gc) {
             close_gc_segment(gc.phase == GC_MARKING ? RP_VM_GC_MARK : RP_VM_GC_SWEEP);
+            record_pending_gc();
+        }
         gc.in_gc = false;
         break;
     default:
@@ -186,12 +200,14 @@ void rp_gvl_gc_start(rp_mode mode)
     main_thread = rb_thread_main();
     gc.phase = GC_IDLE;
     gc.in_gc = false;
+    /* cpu mode only needs RESUMED: nothing is measured while off the GVL */
+    rb_event_flag_t events = mode == RP_MODE_WALL
+                                 ? RUBY_INTERNAL_THREAD_EVENT_SUSPENDED |
+                                       RUBY_INTERNAL_THREAD_EVENT_READY |
+                                       RUBY_INTERNAL_THREAD_EVENT_RESUMED
+                                 : RUBY_INTERNAL_THREAD_EVENT_RESUMED;
     if (!gvl_hook)
-        gvl_hook = rb_internal_thread_add_event_hook(on_thread_event,
-                                                     RUBY_INTERNAL_THREAD_EVENT_SUSPENDED |
-                                                         RUBY_INTERNAL_THREAD_EVENT_READY |
-                                                         RUBY_INTERNAL_THREAD_EVENT_RESUMED,
-                                                     NULL);
+        gvl_hook = rb_internal_thread_add_event_hook(on_thread_event, events, NULL);
     if (!gc_hooked) {
         rb_add_event_hook(on_gc_event,
                           RUBY_INTERNAL_EVENT_GC_START | RUBY_INTERNAL_EVENT_GC_END_MARK |

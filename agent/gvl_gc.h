@@ -2,13 +2,15 @@
  * agent/gvl_gc.h — time a thread spends off the GVL, waiting for it, or in GC.
  *
  * Owns: the thread event hooks (SUSPENDED / READY / RESUMED) and the GC
- * internal event hooks. At SUSPENDED the running time so far is charged to
- * the stack; at RESUMED, in wall mode, the time off the GVL becomes a
- * %GVL=blocked sample and the time waiting for it a %GVL=wait sample, both
- * on the stack at suspension (unchanged while off the GVL); in cpu mode the
- * CPU used off the GVL (C code that released it) is charged to that stack.
- * GC mark and sweep spans become %GC=mark / %GC=sweep samples on the stack
- * that entered GC, and are taken out of the thread's next regular sample.
+ * internal event hooks. The stack of a thread does not change while it is
+ * off the GVL, so at RESUMED everything since its last sample is charged
+ * to that stack with one capture: in cpu mode the CPU it used (some of it
+ * in C code that released the GVL); in wall mode the running time before
+ * the release, the time off the GVL (%GVL=blocked) and the time waiting to
+ * get it back (%GVL=wait). GC mark and sweep spans (%GC=mark / %GC=sweep)
+ * are charged to the stack that ran GC and taken out of the thread's next
+ * regular sample. Time too short to be worth a stack capture of its own
+ * (half a sampling period) is kept pending on the thread until more comes.
  */
 #ifndef RPERF_AGENT_GVL_GC_H
 #define RPERF_AGENT_GVL_GC_H

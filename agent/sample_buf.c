@@ -46,7 +46,8 @@ void rp_sample_buf_set_wakeup(void (*wake)(void))
 
 static bool has_room(const rp_sample_buf *b)
 {
-    return b->count < RP_BUF_SAMPLES && b->frame_count + RP_STACK_MAX + 1 <= RP_BUF_FRAMES;
+    return b->count + RP_CHARGES_MAX <= RP_BUF_SAMPLES &&
+           b->frame_count + RP_STACK_MAX + 1 <= RP_BUF_FRAMES;
 }
 
 static bool is_half_full(const rp_sample_buf *b)
@@ -67,7 +68,7 @@ static bool try_hand_over(void)
     return true;
 }
 
-rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, rp_vm_state state, int64_t weight)
+rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, const rp_charge *charges, int n)
 {
     rp_sample_buf *b = buffers[active];
     if (!has_room(b)) {
@@ -84,13 +85,17 @@ rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, rp_vm_state state, 
         depth = RP_STACK_MAX;
         result = RP_CAPTURED_TRUNCATED;
     }
-    b->samples[b->count++] = (rp_buffered_sample){
-        .frame_offset = b->frame_count,
-        .depth = (uint16_t)depth,
-        .vm_state = (uint8_t)state,
-        .thread_seq = thread_seq,
-        .weight = weight,
-    };
+    for (int i = 0; i < n && i < RP_CHARGES_MAX; i++) {
+        if (charges[i].weight <= 0)
+            continue;
+        b->samples[b->count++] = (rp_buffered_sample){
+            .frame_offset = b->frame_count,
+            .depth = (uint16_t)depth,
+            .vm_state = (uint8_t)charges[i].state,
+            .thread_seq = thread_seq,
+            .weight = charges[i].weight,
+        };
+    }
     b->frame_count += (uint32_t)depth;
     if (is_half_full(b))
         try_hand_over();

@@ -55,9 +55,17 @@ typedef enum rp_capture_result {
     RP_CAPTURE_FULL,       /* both buffers full: the sample is dropped */
 } rp_capture_result;
 
+/* Time to attribute to the current stack in one VM state. */
+typedef struct rp_charge {
+    rp_vm_state state;
+    int64_t weight; /* ns; charges of 0 are left out */
+} rp_charge;
+
+#define RP_CHARGES_MAX 4
+
 /* GVL held (postponed job, GVL and GC hooks): captures the current
- * thread's stack with `weight`. */
-rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, rp_vm_state state, int64_t weight);
+ * thread's stack once and records each of the `n` charges on it. */
+rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, const rp_charge *charges, int n);
 
 /* Worker thread: the buffer handed over for folding, or NULL. */
 rp_sample_buf *rp_sample_buf_take_full(void);

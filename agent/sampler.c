@@ -19,6 +19,7 @@
 static rb_postponed_job_handle_t job_handle = POSTPONED_JOB_HANDLE_INVALID;
 static clockid_t sample_clock = CLOCK_THREAD_CPUTIME_ID;
 static rp_mode sample_mode;
+static int64_t min_charge_ns;
 static atomic_bool accepting;
 static atomic_uint_fast64_t trigger_count;
 /* Written only by the GVL holder. */
@@ -38,9 +39,9 @@ int64_t rp_sampler_clock_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-void rp_sampler_record(uint32_t thread_seq, int vm_state, int64_t weight)
+void rp_sampler_record(uint32_t thread_seq, const rp_charge *charges, int n)
 {
-    switch (rp_sample_buf_capture(thread_seq, (rp_vm_state)vm_state, weight)) {
+    switch (rp_sample_buf_capture(thread_seq, charges, n)) {
     case RP_CAPTURE_FULL:
         stats.dropped_samples++;
         break;
@@ -72,10 +73,15 @@ rp_thread *rp_sampler_current_thread(int64_t now)
 
 void rp_sampler_charge(rp_thread *t, int64_t now)
 {
-    int64_t weight = now - t->prev_ns;
+    rp_charge running = {RP_VM_RUNNING, now - t->prev_ns};
     t->prev_ns = now;
-    if (weight > 0)
-        rp_sampler_record(t->thread_seq, RP_VM_RUNNING, weight);
+    if (running.weight > 0)
+        rp_sampler_record(t->thread_seq, &running, 1);
+}
+
+int64_t rp_sampler_min_charge_ns(void)
+{
+    return min_charge_ns;
 }
 
 /* Postponed job — Ruby thread with the GVL, at a safepoint. */
@@ -101,9 +107,10 @@ static void sample_job(void *unused)
     stats.sampling_time_ns += (uint64_t)(monotonic_ns() - job_start);
 }
 
-int rp_sampler_init(rp_mode mode)
+int rp_sampler_init(rp_mode mode, int frequency)
 {
     sample_mode = mode;
+    min_charge_ns = 500000000 / frequency;
     sample_clock = mode == RP_MODE_CPU ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
     if (job_handle == POSTPONED_JOB_HANDLE_INVALID)
         job_handle = rb_postponed_job_preregister(0, sample_job, NULL);

@@ -24,7 +24,7 @@ typedef struct rp_sampler_stats {
 
 /* Main thread, GVL held: registers the postponed job (once per process).
  * Returns 0 or -1 (already logged). */
-int rp_sampler_init(rp_mode mode);
+int rp_sampler_init(rp_mode mode, int frequency);
 
 /* GVL held: starts accepting samples; the calling thread's clock starts
  * now, so time before this point is not attributed. */
@@ -54,9 +54,14 @@ struct rp_thread *rp_sampler_current_thread(int64_t now);
  * current stack as running time, and restarts its clock at `now`. */
 void rp_sampler_charge(struct rp_thread *t, int64_t now);
 
-/* GVL held: records a sample with an explicit VM state and weight for the
- * current stack (used by the GVL and GC trackers). */
-void rp_sampler_record(uint32_t thread_seq, int vm_state, int64_t weight);
+/* GVL held: records charges with explicit VM states on the current stack,
+ * captured once (used by the GVL and GC trackers). */
+struct rp_charge;
+void rp_sampler_record(uint32_t thread_seq, const struct rp_charge *charges, int n);
+
+/* Charges shorter than this are left to the next sample instead of costing
+ * a stack capture of their own: half a sampling period. */
+int64_t rp_sampler_min_charge_ns(void);
 
 rp_sampler_stats rp_sampler_stats_get(void);
 /* Fork child: counters restart from zero. */

@@ -90,6 +90,8 @@ rp_thread *rp_threads_current(bool *is_new)
     t->prev_ns = 0;
     t->suspended_ns = 0;
     t->ready_ns = 0;
+    t->pending_blocked_ns = t->pending_wait_ns = 0;
+    t->pending_gc_mark_ns = t->pending_gc_sweep_ns = 0;
     t->thread_seq = next_thread_seq++;
     t->generation = generation;
     t->thread = thread;

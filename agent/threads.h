@@ -19,6 +19,9 @@ typedef struct rp_thread {
     int64_t prev_ns;      /* the mode's clock at this thread's previous sample */
     int64_t suspended_ns; /* wall mode: CLOCK_MONOTONIC when it released the GVL, or 0 */
     int64_t ready_ns;     /* wall mode: CLOCK_MONOTONIC when it asked for the GVL back, or 0 */
+    /* Time not yet recorded (recorded once it is worth a stack capture). */
+    int64_t pending_blocked_ns, pending_wait_ns;
+    int64_t pending_gc_mark_ns, pending_gc_sweep_ns;
     uint32_t thread_seq;  /* 1-based, in the order first seen */
     uint32_t generation;  /* profile generation the record belongs to */
     VALUE thread;         /* the Ruby Thread (not marked: only compared) */

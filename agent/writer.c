@@ -164,7 +164,7 @@ int rp_writer_save(const rp_write_request *req, const rp_profile *p, char *path_
         rp_log("cannot write profile: session directory path too long");
         return -1;
     }
-    int err = rp_profile_write_file(p, path_out);
+    int err = rp_profile_write_file(p, path_out, RP_GZIP_FAST);
     if (err) {
         rp_log("cannot write profile %s: %s", path_out, strerror(err));
         return -1;

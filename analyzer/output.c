@@ -79,7 +79,7 @@ static int write_stdout(const rp_profile *p, rp_format format, int top)
         return -1;
     }
     int fd = gz ? dup(STDOUT_FILENO) : -1;
-    rp_out *out = gz ? rp_out_gzip_fd(fd) : rp_out_stream(stdout, false);
+    rp_out *out = gz ? rp_out_gzip_fd(fd, RP_GZIP_DEFAULT) : rp_out_stream(stdout, false);
     if (!out) {
         rp_error("standard output: %s", strerror(errno));
         return -1;
@@ -109,7 +109,7 @@ static int write_file(const rp_profile *p, rp_format format, const char *path, i
         free(tmp);
         return -1;
     }
-    rp_out *out = compressed(format, path) ? rp_out_gzip_fd(fd) : rp_out_stream(fdopen(fd, "w"), true);
+    rp_out *out = compressed(format, path) ? rp_out_gzip_fd(fd, RP_GZIP_DEFAULT) : rp_out_stream(fdopen(fd, "w"), true);
     int rc = -1;
     if (!out) {
         rp_error("%s: %s", path, strerror(errno));

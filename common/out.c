@@ -18,7 +18,7 @@ static rp_out *out_new(void)
     return out;
 }
 
-rp_out *rp_out_gzip_fd(int fd)
+rp_out *rp_out_gzip_fd(int fd, int level)
 {
     const rp_gzip_api *gzip = rp_gzip_api_get();
     if (!gzip)
@@ -26,9 +26,10 @@ rp_out *rp_out_gzip_fd(int fd)
     rp_out *out = out_new();
     if (!out)
         return NULL;
-    /* Level 6 (zlib's default) balances exit-time cost against size. */
+    char mode[8];
+    snprintf(mode, sizeof(mode), "wb%d", level);
     errno = 0;
-    void *gz = gzip->dopen(fd, "wb6");
+    void *gz = gzip->dopen(fd, mode);
     if (!gz) {
         free(out);
         errno = errno ? errno : ENOMEM;

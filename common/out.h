@@ -25,9 +25,14 @@ typedef struct rp_out {
     char buf[1 << 16];
 } rp_out;
 
-/* Compressed output on an open descriptor (taken over, closed at close).
- * Returns NULL on failure with errno set. */
-rp_out *rp_out_gzip_fd(int fd);
+/* zlib levels: the agent writes at exit, where speed matters more than
+ * size; the analyzer writes once, for keeps. */
+#define RP_GZIP_FAST 1
+#define RP_GZIP_DEFAULT 6
+
+/* Compressed output on an open descriptor (taken over, closed at close),
+ * at zlib level `level`. Returns NULL on failure with errno set. */
+rp_out *rp_out_gzip_fd(int fd, int level);
 /* Plain output on a stream; `own` makes rp_out_close fclose it. */
 rp_out *rp_out_stream(FILE *fp, bool own);
 

@@ -136,7 +136,7 @@ void rp_profile_write_json(const rp_profile *p, rp_out *out)
     rp_out_write(out, "\n", 1);
 }
 
-int rp_profile_write_file(const rp_profile *p, const char *path)
+int rp_profile_write_file(const rp_profile *p, const char *path, int level)
 {
     /* Readers only ever see complete files: the data goes to a temporary
      * name first and rename() publishes it in one step. */
@@ -146,7 +146,7 @@ int rp_profile_write_file(const rp_profile *p, const char *path)
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return errno;
-    rp_out *out = rp_out_gzip_fd(fd);
+    rp_out *out = rp_out_gzip_fd(fd, level);
     if (!out) {
         int err = errno;
         close(fd);

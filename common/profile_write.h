@@ -14,8 +14,9 @@
  * rp_out_close(). */
 void rp_profile_write_json(const rp_profile *p, rp_out *out);
 
-/* Writes `p` gzip-compressed to `path` atomically: a temporary file in the
- * same directory, then renamed. Returns 0 or an errno value. */
-int rp_profile_write_file(const rp_profile *p, const char *path);
+/* Writes `p` gzip-compressed (zlib level `level`) to `path` atomically: a
+ * temporary file in the same directory, then renamed. Returns 0 or an
+ * errno value. */
+int rp_profile_write_file(const rp_profile *p, const char *path, int level);
 
 #endif

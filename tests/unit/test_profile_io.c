@@ -93,7 +93,7 @@ static void test_round_trip_keeps_everything(void **state)
     char err[RP_READ_ERROR_MAX];
     build_sample_profile(&w, true);
     const char *path = tmp_path("round.json.gz");
-    assert_int_equal(rp_profile_write_file(&w, path), 0);
+    assert_int_equal(rp_profile_write_file(&w, path, RP_GZIP_DEFAULT), 0);
     assert_int_equal(rp_profile_init(&r, true), 0);
     assert_int_equal(rp_profile_read_file(&r, path, err), 0);
 
@@ -137,7 +137,7 @@ static void test_raw_samples_are_read_and_aggregated(void **state)
     build_sample_profile(&w, false);
     assert_int_equal(w.samples.count, 3);
     const char *path = tmp_path("raw.json.gz");
-    assert_int_equal(rp_profile_write_file(&w, path), 0);
+    assert_int_equal(rp_profile_write_file(&w, path, RP_GZIP_DEFAULT), 0);
     char cmd[512];
     snprintf(cmd, sizeof(cmd), "zcat '%s' | grep -q '\"raw_samples\":'", path);
     assert_int_equal(system(cmd), 0);
@@ -226,7 +226,7 @@ static void test_bad_files_are_named(void **state)
     rp_profile w;
     build_sample_profile(&w, true);
     const char *good = tmp_path("good.json.gz");
-    assert_int_equal(rp_profile_write_file(&w, good), 0);
+    assert_int_equal(rp_profile_write_file(&w, good, RP_GZIP_DEFAULT), 0);
     rp_profile_free(&w);
     FILE *f = fopen(good, "rb");
     char buf[4096];
