@@ -36,13 +36,6 @@ static struct {
     int64_t segment_start; /* CLOCK_MONOTONIC */
 } gc;
 
-static int64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static bool in_main_ractor(void)
 {
     return rb_thread_main() == main_thread;
@@ -54,7 +47,7 @@ static void on_suspended(VALUE thread)
 {
     rp_thread *t = rp_threads_find(thread);
     if (t) {
-        t->suspended_ns = monotonic_ns();
+        t->suspended_ns = rp_monotonic_ns();
         t->ready_ns = 0;
     }
 }
@@ -63,7 +56,7 @@ static void on_ready(VALUE thread)
 {
     rp_thread *t = rp_threads_find(thread);
     if (t && t->suspended_ns)
-        t->ready_ns = monotonic_ns();
+        t->ready_ns = rp_monotonic_ns();
 }
 
 /* Wall mode: suspended → ready is blocked, ready → now is wait. */
@@ -90,16 +83,29 @@ static void resumed_wall(rp_thread *t, int64_t now)
     t->suspended_ns = t->ready_ns = 0;
 }
 
+/* cpu mode: the CPU used before the release and off the GVL (C code that
+ * released it) belongs to this stack. The thread's CPU clock is a system
+ * call; when less wall time than the threshold has passed since the last
+ * charge, less CPU time has too, and the clock need not be read. */
+static void resumed_cpu(rp_thread *t)
+{
+    int64_t min = rp_sampler_min_charge_ns();
+    if (rp_monotonic_ns() - t->prev_wall_ns < min)
+        return;
+    int64_t now = rp_sampler_clock_ns();
+    if (now - t->prev_ns >= min)
+        rp_sampler_charge(t, now);
+}
+
 static void on_resumed(void)
 {
-    int64_t now = rp_sampler_clock_ns();
-    rp_thread *t = rp_sampler_current_thread(now);
+    rp_thread *t = rp_sampler_current_thread();
     if (!t)
         return;
     if (tracking_mode == RP_MODE_WALL)
-        resumed_wall(t, now);
-    else if (now - t->prev_ns >= rp_sampler_min_charge_ns())
-        rp_sampler_charge(t, now); /* CPU before the release and off the GVL */
+        resumed_wall(t, rp_monotonic_ns());
+    else
+        resumed_cpu(t);
 }
 
 /* Thread event hook — see the contexts at the top of this file. */
@@ -124,10 +130,10 @@ static void on_thread_event(rb_event_flag_t event, const rb_internal_thread_even
  * on the thread, so its wall time stands for its CPU time too). */
 static void close_gc_segment(rp_vm_state state)
 {
-    int64_t now = monotonic_ns();
+    int64_t now = rp_monotonic_ns();
     int64_t span = now - gc.segment_start;
     gc.segment_start = now;
-    rp_thread *t = rp_sampler_current_thread(rp_sampler_clock_ns());
+    rp_thread *t = rp_sampler_current_thread();
     if (!t || span <= 0)
         return;
     if (state == RP_VM_GC_MARK)
@@ -140,7 +146,7 @@ static void close_gc_segment(rp_vm_state state)
 /* At the end of a GC step: one capture for enough pending GC time. */
 static void record_pending_gc(void)
 {
-    rp_thread *t = rp_sampler_current_thread(rp_sampler_clock_ns());
+    rp_thread *t = rp_sampler_current_thread();
     if (!t || t->pending_gc_mark_ns + t->pending_gc_sweep_ns < rp_sampler_min_charge_ns())
         return;
     rp_charge charges[2] = {
@@ -163,7 +169,7 @@ static void on_gc_event(rb_event_flag_t event, VALUE data, VALUE self, ID mid, V
     switch (event) {
     case RUBY_INTERNAL_EVENT_GC_ENTER:
         gc.in_gc = true;
-        gc.segment_start = monotonic_ns();
+        gc.segment_start = rp_monotonic_ns();
         break;
     case RUBY_INTERNAL_EVENT_GC_START:
         gc.phase = GC_MARKING;

@@ -25,7 +25,7 @@ static atomic_uint_fast64_t trigger_count;
 /* Written only by the GVL holder. */
 static rp_sampler_stats stats;
 
-static int64_t monotonic_ns(void)
+int64_t rp_monotonic_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -58,7 +58,7 @@ bool rp_sampler_is_accepting(void)
     return atomic_load_explicit(&accepting, memory_order_relaxed);
 }
 
-rp_thread *rp_sampler_current_thread(int64_t now)
+rp_thread *rp_sampler_current_thread(void)
 {
     bool is_new;
     rp_thread *t = rp_threads_current(&is_new);
@@ -66,8 +66,10 @@ rp_thread *rp_sampler_current_thread(int64_t now)
         stats.dropped_samples++;
         return NULL;
     }
-    if (is_new)
-        t->prev_ns = sample_mode == RP_MODE_CPU ? 0 : now;
+    if (is_new) {
+        t->prev_wall_ns = rp_monotonic_ns();
+        t->prev_ns = sample_mode == RP_MODE_CPU ? 0 : t->prev_wall_ns;
+    }
     return t;
 }
 
@@ -75,6 +77,7 @@ void rp_sampler_charge(rp_thread *t, int64_t now)
 {
     rp_charge running = {RP_VM_RUNNING, now - t->prev_ns};
     t->prev_ns = now;
+    t->prev_wall_ns = sample_mode == RP_MODE_CPU ? rp_monotonic_ns() : now;
     if (running.weight > 0)
         rp_sampler_record(t->thread_seq, &running, 1);
 }
@@ -97,14 +100,14 @@ static void sample_job(void *unused)
     /* The job's own cost is measured on the vDSO monotonic clock: in cpu
      * mode the thread CPU clock is a system call, and one per sample is
      * enough. */
-    int64_t job_start = monotonic_ns();
-    int64_t now = sample_clock == CLOCK_MONOTONIC ? job_start : rp_sampler_clock_ns();
-    rp_thread *t = rp_sampler_current_thread(now);
+    int64_t job_start = rp_monotonic_ns();
+    rp_thread *t = rp_sampler_current_thread();
     if (!t)
         return;
+    int64_t now = sample_clock == CLOCK_MONOTONIC ? job_start : rp_sampler_clock_ns();
     rp_sampler_charge(t, now);
     stats.sampling_count++;
-    stats.sampling_time_ns += (uint64_t)(monotonic_ns() - job_start);
+    stats.sampling_time_ns += (uint64_t)(rp_monotonic_ns() - job_start);
 }
 
 int rp_sampler_init(rp_mode mode, int frequency)
@@ -125,8 +128,10 @@ void rp_sampler_begin(void)
 {
     bool is_new;
     rp_thread *t = rp_threads_current(&is_new);
-    if (t)
+    if (t) {
         t->prev_ns = rp_sampler_clock_ns();
+        t->prev_wall_ns = rp_monotonic_ns();
+    }
     atomic_store(&accepting, true);
 }
 

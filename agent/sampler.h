@@ -46,12 +46,16 @@ struct rp_thread;
 
 /* GVL held: the current thread's record; a record seen for the first time
  * has its clock started (at 0 in cpu mode: a new thread's CPU time is all
- * its own; at `now` in wall mode: its start is unknown). NULL when out of
+ * its own; now in wall mode: its start is unknown). NULL when out of
  * memory (counted as a dropped sample). */
-struct rp_thread *rp_sampler_current_thread(int64_t now);
+struct rp_thread *rp_sampler_current_thread(void);
+
+/* CLOCK_MONOTONIC in ns (vDSO: no system call). */
+int64_t rp_monotonic_ns(void);
 
 /* GVL held: charges the time since the thread's previous sample to the
- * current stack as running time, and restarts its clock at `now`. */
+ * current stack as running time, and restarts its clock at `now` (the
+ * mode's clock). */
 void rp_sampler_charge(struct rp_thread *t, int64_t now);
 
 /* GVL held: records charges with explicit VM states on the current stack,

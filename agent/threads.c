@@ -88,6 +88,7 @@ rp_thread *rp_threads_current(bool *is_new)
         rb_internal_thread_specific_set(thread, thread_key, t);
     }
     t->prev_ns = 0;
+    t->prev_wall_ns = 0;
     t->suspended_ns = 0;
     t->ready_ns = 0;
     t->pending_blocked_ns = t->pending_wait_ns = 0;

@@ -17,6 +17,7 @@
 
 typedef struct rp_thread {
     int64_t prev_ns;      /* the mode's clock at this thread's previous sample */
+    int64_t prev_wall_ns; /* CLOCK_MONOTONIC at the same moment (cpu mode) */
     int64_t suspended_ns; /* wall mode: CLOCK_MONOTONIC when it released the GVL, or 0 */
     int64_t ready_ns;     /* wall mode: CLOCK_MONOTONIC when it asked for the GVL back, or 0 */
     /* Time not yet recorded (recorded once it is worth a stack capture). */
