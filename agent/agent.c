@@ -125,7 +125,7 @@ static void start_agent(void)
     }
     restart_job = rb_postponed_job_preregister(0, restart_in_fork_child, NULL);
     rb_set_end_proc(on_ruby_exit, Qnil);
-    pthread_atfork(NULL, NULL, on_fork_child);
+    pthread_atfork(rp_aggregator_before_fork, rp_aggregator_after_fork_parent, on_fork_child);
     rp_gvl_gc_start(cfg.mode);
     begin_profile();
 }
@@ -264,11 +264,11 @@ __attribute__((visibility("default"))) int execv(const char *path, char *const a
  * (spawn, system) never reaches a safepoint and so never restarts. */
 static void on_fork_child(void)
 {
+    rp_aggregator_after_fork(); /* the lock taken before fork */
     if (atomic_load(&state) != AGENT_ACTIVE)
         return;
     rp_sampler_end();
     rp_worker_forget();
-    rp_aggregator_after_fork();
     owner_pid = 0;
     atomic_store(&state, cfg.inherit ? AGENT_RESTART_PENDING : AGENT_OFF);
     if (cfg.inherit)

@@ -125,6 +125,16 @@ void rp_aggregator_clear(void)
     pthread_mutex_unlock(&lock);
 }
 
+void rp_aggregator_before_fork(void)
+{
+    pthread_mutex_lock(&lock);
+}
+
+void rp_aggregator_after_fork_parent(void)
+{
+    pthread_mutex_unlock(&lock);
+}
+
 void rp_aggregator_after_fork(void)
 {
     pthread_mutex_init(&lock, NULL);

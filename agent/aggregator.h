@@ -40,8 +40,13 @@ const rp_aggregate *rp_aggregator_tables(void);
 /* Drops all data (after writing, and in a fork child). */
 void rp_aggregator_clear(void);
 
-/* Fork child: re-initialises the lock, which the parent's worker thread may
- * have held at the moment of fork(). */
+/* fork(): the forking thread (GVL held) takes the lock before fork so that
+ * the worker is never in the middle of a fold — and of malloc — when the
+ * child is created (an allocator without fork handling, ASan's for one,
+ * would leave the child blocked); the parent releases it, the child
+ * re-initialises it. */
+void rp_aggregator_before_fork(void);
+void rp_aggregator_after_fork_parent(void);
 void rp_aggregator_after_fork(void);
 
 #endif

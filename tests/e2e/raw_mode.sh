@@ -2,7 +2,7 @@
 # analyzer reads it like an aggregated profile.
 . "$(dirname "$0")/lib.sh"
 
-RPERF_AGGREGATE=0 profiled "$WORK/raw" "$RUBY" "$RPERF_TEST_SRC/examples/fib.rb" 30 >/dev/null
+RPERF_AGGREGATE=0 profiled "$WORK/raw" "$RUBY" "$RPERF_TEST_SRC/examples/fib.rb" 32 >/dev/null
 raw=$(only_profile "$WORK/raw")
 check schema "$raw"
 zcat "$raw" >raw.json
