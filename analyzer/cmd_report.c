@@ -5,12 +5,10 @@
  */
 #include <getopt.h>
 #include <stdio.h>
-#include <string.h>
 
-#include "../common/out.h"
 #include "commands.h"
-#include "diag.h"
 #include "load.h"
+#include "output.h"
 #include "report.h"
 
 int cmd_report(int argc, char **argv)
@@ -35,18 +33,8 @@ int cmd_report(int argc, char **argv)
 
     rp_profile profile;
     int rc = rp_load_paths(argv + optind, argc - optind, &profile);
-    if (rc == 0) {
-        rp_out *out = rp_out_stream(stdout, false);
-        if (!out || rp_report_write(&profile, out, top, true) != 0) {
-            rp_error("out of memory");
-            rc = -1;
-        }
-        int err = out ? rp_out_close(out) : 0;
-        if (err) {
-            rp_error("writing the report: %s", strerror(err));
-            rc = -1;
-        }
-    }
+    if (rc == 0)
+        rc = rp_output_write(&profile, RP_FORMAT_TEXT, NULL, top);
     rp_profile_free(&profile);
     return rc == 0 ? RP_EXIT_OK : RP_EXIT_FAILURE;
 }
