@@ -1,8 +1,9 @@
 /*
  * agent/agent.c — the agent's life inside a process.
  *
- * Owns: hooking into Ruby (interposed ruby_init and _exit), starting and
- * finishing the profile, and what happens at fork. Everything else is
+ * Owns: hooking into Ruby (interposed ruby_init, _exit and the exec
+ * family: execve, execv, execl, execle),
+ * starting and finishing the profile, and what happens at fork. Everything else is
  * delegated: config.c reads RPERF_*, session.c finds the directory,
  * sampler.c/worker.c/aggregator.c record, writer.c writes.
  *
@@ -16,6 +17,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +28,7 @@
 #include "aggregator.h"
 #include "config.h"
 #include "gvl_gc.h"
-#include "inherit.h"
+#include "child_env.h"
 #include "log.h"
 #include "procstats.h"
 #include "ruby_api.h"
@@ -55,7 +57,6 @@ static rp_session session;
 static int64_t start_realtime_ns, start_monotonic_ns;
 static rb_postponed_job_handle_t restart_job = POSTPONED_JOB_HANDLE_INVALID;
 
-
 static int64_t clock_ns(clockid_t clock)
 {
     struct timespec ts;
@@ -69,12 +70,11 @@ static int64_t clock_ns(clockid_t clock)
  * child). */
 static void begin_profile(void)
 {
-    bool used_signal;
     start_realtime_ns = clock_ns(CLOCK_REALTIME);
     start_monotonic_ns = clock_ns(CLOCK_MONOTONIC);
     owner_pid = getpid();
     rp_sampler_begin();
-    if (rp_worker_start(&cfg, &used_signal) != 0) {
+    if (rp_worker_start(&cfg) != 0) {
         rp_sampler_end();
         atomic_store(&state, AGENT_OFF);
         return;
@@ -110,12 +110,11 @@ static void restart_in_fork_child(void *unused);
 
 static void start_agent(void)
 {
-    if (rp_config_load(&cfg) != 0)
+    Dl_info self;
+    if (rp_config_load(&cfg) != 0 || rp_session_open(&session) != 0)
         return;
-    if (!cfg.inherit)
-        rp_inherit_disable();
-    if (rp_session_open(&session) != 0)
-        return;
+    if (dladdr((void *)start_agent, &self) && self.dli_fname)
+        rp_child_env_init(session.dir, session.root_pid, cfg.inherit, self.dli_fname);
     rp_procstats_capture_command();
     if (rp_threads_init() != 0 || rp_sampler_init(cfg.mode, cfg.frequency) != 0)
         return;
@@ -136,6 +135,8 @@ __attribute__((visibility("default"))) void ruby_init(void)
     static bool started;
     void (*real_ruby_init)(void) = (void (*)(void))dlsym(RTLD_NEXT, "ruby_init");
     if (!real_ruby_init) {
+        /* Only reachable if something without libruby calls ruby_init:
+         * there is no Ruby to run, so nothing sensible can follow. */
         rp_log("cannot find libruby's ruby_init; is this an embedded static Ruby?");
         abort();
     }
@@ -232,27 +233,77 @@ static void after_failed_exec(bool was_profiling)
         start_new_profile();
 }
 
-__attribute__((visibility("default"))) int execve(const char *path, char *const argv[],
-                                                  char *const envp[])
+/* The exec itself: glibc's execve is this system call, and execv is
+ * execve with `environ`. The child's environment gets the session (see
+ * child_env.h), built on this stack: no allocation, even in a vfork child. */
+static int exec_with_child_env(const char *path, char *const argv[], char *const envp[])
 {
     bool was_profiling;
     before_exec(&was_profiling);
-    int rc = (int)syscall(SYS_execve, path, argv, envp); /* glibc's execve is this call */
+    char *env[rp_child_env_capacity(envp)];
+    char scratch[rp_child_env_scratch_size(envp)];
+    char *const *child_env = rp_child_env(envp, env, scratch, sizeof(scratch));
+    int rc = (int)syscall(SYS_execve, path, argv, child_env);
     int saved_errno = errno;
     after_failed_exec(was_profiling);
     errno = saved_errno;
     return rc;
 }
 
+__attribute__((visibility("default"))) int execve(const char *path, char *const argv[],
+                                                  char *const envp[])
+{
+    return exec_with_child_env(path, argv, envp);
+}
+
 __attribute__((visibility("default"))) int execv(const char *path, char *const argv[])
 {
-    bool was_profiling;
-    before_exec(&was_profiling);
-    int rc = (int)syscall(SYS_execve, path, argv, environ); /* glibc's execv */
-    int saved_errno = errno;
-    after_failed_exec(was_profiling);
-    errno = saved_errno;
-    return rc;
+    return exec_with_child_env(path, argv, environ);
+}
+
+/* execl and execle (Ruby runs shell commands with them): the variadic
+ * arguments become an argv array on the stack. */
+static size_t count_args(va_list ap)
+{
+    size_t n = 1; /* arg0 */
+    while (va_arg(ap, const char *))
+        n++;
+    return n;
+}
+
+static void collect_args(const char *arg0, va_list ap, char **argv, size_t n)
+{
+    argv[0] = (char *)arg0;
+    for (size_t i = 1; i < n; i++)
+        argv[i] = va_arg(ap, char *);
+    argv[n] = NULL;
+}
+
+__attribute__((visibility("default"))) int execl(const char *path, const char *arg0, ...)
+{
+    va_list ap, count;
+    va_start(ap, arg0);
+    va_copy(count, ap);
+    size_t n = count_args(count); /* glibc declares arg0 non-null */
+    va_end(count);
+    char *argv[n + 1];
+    collect_args(arg0, ap, argv, n);
+    va_end(ap);
+    return exec_with_child_env(path, argv, environ);
+}
+
+__attribute__((visibility("default"))) int execle(const char *path, const char *arg0, ...)
+{
+    va_list ap, count;
+    va_start(ap, arg0);
+    va_copy(count, ap);
+    size_t n = count_args(count);
+    va_end(count);
+    char *argv[n + 1];
+    collect_args(arg0, ap, argv, n);
+    char *const *envp = va_arg(ap, char *const *); /* after the NULL */
+    va_end(ap);
+    return exec_with_child_env(path, argv, envp);
 }
 
 /* --- fork ------------------------------------------------------------------ */
@@ -288,11 +339,14 @@ static void restart_in_fork_child(void *unused)
 /* --- load ------------------------------------------------------------------ */
 
 /* Library constructor — runs in every process that preloads the agent,
- * Ruby or not, before main(). It must stay silent and cheap: the only work
- * is to notice a `ruby` that defines ruby_init itself (a static build),
- * whose calls never reach our ruby_init. */
+ * Ruby or not, before main(). It must stay silent and cheap: it takes the
+ * session variable out of the environment (child_env.h) and notices a
+ * `ruby` that defines ruby_init itself (a static build), whose calls never
+ * reach our ruby_init. */
 __attribute__((constructor)) static void on_load(void)
 {
+    rp_child_env_adopt();
+
     /* Our own address of ruby_init would be interposed too, so compare the
      * objects the symbols live in rather than the addresses. */
     Dl_info resolved_in, agent_in;

@@ -15,9 +15,8 @@
 #include <unistd.h>
 
 #include "../common/schema.h"
+#include "child_env.h"
 #include "log.h"
-
-#define ROOT_PID_VAR "RPERF_ROOT_PID"
 
 /* Returns NULL when `path` is a safe session directory, else why not. */
 static const char *unsafe_reason(const char *path)
@@ -47,7 +46,7 @@ static int refuse(const char *path, const char *reason)
 /* Decides where the session lives; `display` keeps the user's spelling. */
 static int choose_directory(rp_session *s, char *path, size_t size)
 {
-    const char *env = getenv("RPERF_SESSION_DIR");
+    const char *env = getenv(RP_SESSION_DIR_VAR);
     int n;
     if (env && *env) {
         n = snprintf(path, size, "%s", env);
@@ -68,8 +67,17 @@ int rp_session_open(rp_session *s)
 {
     char path[RP_PATH_MAX];
     memset(s, 0, sizeof(*s));
-    if (choose_directory(s, path, sizeof(path)) != 0)
-        return -1;
+    /* A process started by a profiled one writes where its root writes,
+     * whatever its own working directory. */
+    if (rp_child_env_take_session(&s->root_pid, path, sizeof(path))) {
+        snprintf(s->display, sizeof(s->display), "%s", path);
+    } else {
+        s->root_pid = (long)getpid();
+        if (choose_directory(s, path, sizeof(path)) != 0)
+            return -1;
+    }
+    /* An exec keeps the pid: the root's new image is still the root. */
+    s->is_root = s->root_pid == (long)getpid();
     if (mkdir(path, 0700) != 0 && errno != EEXIST)
         return refuse(path, strerror(errno));
     const char *reason = unsafe_reason(path);
@@ -77,16 +85,6 @@ int rp_session_open(rp_session *s)
         return refuse(path, reason);
     if (!realpath(path, s->dir))
         return refuse(path, strerror(errno));
-
-    /* Children (spawned, exec'd) write to the same absolute directory even
-     * if they change their working directory. */
-    setenv("RPERF_SESSION_DIR", s->dir, 1);
-    const char *root = getenv(ROOT_PID_VAR);
-    char pid[24];
-    snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-    s->is_root = !root || strcmp(root, pid) == 0;
-    if (!root)
-        setenv(ROOT_PID_VAR, pid, 1);
     return 0;
 }
 

@@ -2,7 +2,8 @@
  * agent/session.h — the session directory that profiles are written to.
  *
  * Owns: choosing the directory (RPERF_SESSION_DIR, or ./rperf-<pid>/
- * created by the root process and exported to its children), checking it
+ * created by the root process and handed to its children, see
+ * child_env.h), checking it
  * is safe (a real directory, owned by us, not group/world-writable), and
  * naming each process's profile file so that no name is ever reused.
  */
@@ -20,10 +21,11 @@ typedef struct rp_session {
     char dir[RP_PATH_MAX];     /* absolute path */
     char display[RP_PATH_MAX]; /* as the user would type it */
     bool is_root;              /* first profiled process of the session */
+    long root_pid;
 } rp_session;
 
-/* Main thread at start: finds or creates the directory and exports it.
- * Returns 0, or -1 after one line on stderr naming the problem. */
+/* Main thread at start: finds or creates the directory. Returns 0, or -1
+ * after one line on stderr naming the problem. */
 int rp_session_open(rp_session *s);
 
 /* Checks the directory is still safe to write to; on failure prints one

@@ -95,7 +95,7 @@ static int spawn_worker(int timer_signal)
     return 0;
 }
 
-int rp_worker_start(const rp_config *cfg, bool *used_signal)
+int rp_worker_start(const rp_config *cfg)
 {
     sem_init(&wake, 0, 0);
     sem_init(&started, 0, 0);
@@ -119,7 +119,6 @@ int rp_worker_start(const rp_config *cfg, bool *used_signal)
         rp_worker_stop();
         return -1;
     }
-    *used_signal = signo != 0;
     return 0;
 }
 

@@ -15,9 +15,9 @@
 #include "config.h"
 
 /* Main thread (GVL held): starts the worker and its timer. With a busy
- * timer signal it falls back to the sleeping ticker. *used_signal tells
- * which timer runs. Returns 0 or -1 (already logged). */
-int rp_worker_start(const rp_config *cfg, bool *used_signal);
+ * timer signal it falls back to the sleeping ticker (and says so when
+ * verbose). Returns 0 or -1 (already logged). */
+int rp_worker_start(const rp_config *cfg);
 
 /* Main thread (GVL held): stops the timer, lets the worker fold what was
  * handed over, joins it. Idempotent. */

@@ -33,6 +33,23 @@ compare normal
 compare exit7 exit7
 compare raise raise
 
+# The program's own environment is exactly what it would be without the
+# agent (the session reaches children only through their exec).
+env_of() {
+    env LD_PRELOAD="$1" RPERF_QUIET=1 "$RUBY" -e '
+        puts ENV.sort.map { |k, v| "#{k}=#{v}" unless k == "LD_PRELOAD" }.compact
+        puts "-- a Ruby child, then a shell child:"
+        system(RbConfig.ruby, "-e", %q(puts ENV.keys.grep(/RPERF/).sort))
+        system("env | grep RPERF | sort")'
+}
+mkdir envs && cd envs
+env_of "$RPERF_TEST_EMPTY_PRELOAD" >../env.plain
+env_of "$PRELOAD" >../env.agent
+cd ..
+cmp -s env.plain env.agent || fail "the agent changed the environment: $(diff env.plain env.agent)"
+[ "$(ls envs | grep -c '^rperf-')" = 1 ] || fail "the Ruby child did not write into the root's session: $(ls envs)"
+[ "$(ls envs/rperf-*/ | wc -l)" = 2 ] || fail "expected the root's and the child's profile: $(ls envs/rperf-*)"
+
 # The one line the root adds when not quiet.
 rc=0
 echo x | LD_PRELOAD="$PRELOAD" RPERF_SESSION_DIR="$WORK/loud" "$RUBY" prog.rb exit7 >/dev/null 2>loud.err || rc=$?
