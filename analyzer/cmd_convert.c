@@ -10,7 +10,6 @@
 #include <stdio.h>
 
 #include "commands.h"
-#include "load.h"
 #include "output.h"
 #include "report.h"
 
@@ -59,10 +58,5 @@ int cmd_convert(int argc, char **argv)
     if (optind >= argc)
         return rp_usage_error("convert: missing PATH (a session directory or profile file)");
 
-    rp_profile profile;
-    int rc = rp_load_paths(argv + optind, argc - optind, &profile);
-    if (rc == 0)
-        rc = rp_output_write(&profile, format, output, top);
-    rp_profile_free(&profile);
-    return rc == 0 ? RP_EXIT_OK : RP_EXIT_FAILURE;
+    return rp_output_convert(argv + optind, argc - optind, format, output, top);
 }

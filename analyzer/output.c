@@ -14,7 +14,9 @@
 #include "../common/out.h"
 #include "../common/profile_write.h"
 #include "collapsed.h"
+#include "commands.h"
 #include "diag.h"
+#include "load.h"
 #include "pprof.h"
 #include "report.h"
 
@@ -135,4 +137,14 @@ static int write_file(const rp_profile *p, rp_format format, const char *path, i
 int rp_output_write(const rp_profile *p, rp_format format, const char *path, int top)
 {
     return path ? write_file(p, format, path, top) : write_stdout(p, format, top);
+}
+
+int rp_output_convert(char *const *paths, int count, rp_format format, const char *path, int top)
+{
+    rp_profile profile;
+    int rc = rp_load_paths(paths, count, &profile);
+    if (rc == 0)
+        rc = rp_output_write(&profile, format, path, top);
+    rp_profile_free(&profile);
+    return rc == 0 ? RP_EXIT_OK : RP_EXIT_FAILURE;
 }

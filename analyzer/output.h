@@ -29,4 +29,8 @@ rp_format rp_format_from_path(const char *path);
  * rows of the text tables. Returns 0, or -1 after an error line. */
 int rp_output_write(const rp_profile *p, rp_format format, const char *path, int top);
 
+/* A whole command: loads and merges `paths`, writes the result as
+ * `format`, and returns the exit status (RP_EXIT_OK or RP_EXIT_FAILURE). */
+int rp_output_convert(char *const *paths, int count, rp_format format, const char *path, int top);
+
 #endif
