@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 
 cat >child.rb <<'RUBY'
-def spawned_work = 300_000.times.sum
+def spawned_work = 1_500_000.times.sum
 spawned_work
 RUBY
 cat >prog.rb <<'RUBY'
@@ -77,4 +77,9 @@ done
 "$ANALYZE" report "$WORK/s" >report.txt
 grep -q "^Processes: $expected$" report.txt || fail "report does not count $expected processes: $(head -4 report.txt)"
 grep -q "Object#worker_work" report.txt || fail "workers' samples missing from the merged report"
-grep -q "Object#spawned_work" report.txt || fail "spawned child's samples missing"
+if ! grep -q "Object#spawned_work" report.txt; then
+    for f in "$WORK/s"/profile-*.json.gz; do
+        echo "$(check field "$f" command) samples=$(check field "$f" sampling_count) triggers=$(check field "$f" trigger_count)" >&2
+    done
+    fail "spawned child's samples missing"
+fi
