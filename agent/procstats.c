@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ruby_api.h"
+#include "worker.h"
 
 static char *cmdline;     /* NUL-separated argv words */
 static size_t cmdline_len;
@@ -131,8 +132,12 @@ static void fill_os(rp_meta *m)
     m->os.maxrss_kb = ru.ru_maxrss;
     m->os.page_faults_minor = ru.ru_minflt;
     m->os.page_faults_major = ru.ru_majflt;
-    m->os.ctx_voluntary = ru.ru_nvcsw;
-    m->os.ctx_involuntary = ru.ru_nivcsw;
+    /* The worker thread sleeps between ticks: its switches are the
+     * agent's, not the program's (it has ended by now). */
+    long agent_voluntary, agent_involuntary;
+    rp_worker_context_switches(&agent_voluntary, &agent_involuntary);
+    m->os.ctx_voluntary = ru.ru_nvcsw - (ru.ru_nvcsw >= agent_voluntary ? agent_voluntary : 0);
+    m->os.ctx_involuntary = ru.ru_nivcsw - (ru.ru_nivcsw >= agent_involuntary ? agent_involuntary : 0);
     fill_io(&m->os);
 }
 

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -29,6 +30,7 @@ static atomic_bool stopping;
 static pid_t worker_tid;
 static bool sleeping_ticker;
 static int tick_frequency;
+static struct rusage worker_usage; /* written by the worker as it ends */
 
 /* Called on the GVL side at a hand-over; sem_post is async-signal-safe. */
 static void wake_worker(void)
@@ -72,6 +74,7 @@ static void *worker_main(void *arg)
         fold_handed_over();
     }
     fold_handed_over();
+    getrusage(RUSAGE_THREAD, &worker_usage); /* read after pthread_join */
     return NULL;
 }
 
@@ -137,4 +140,10 @@ void rp_worker_stop(void)
 void rp_worker_forget(void)
 {
     worker_running = false;
+}
+
+void rp_worker_context_switches(long *voluntary, long *involuntary)
+{
+    *voluntary = worker_usage.ru_nvcsw;
+    *involuntary = worker_usage.ru_nivcsw;
 }

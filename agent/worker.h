@@ -26,4 +26,9 @@ void rp_worker_stop(void);
 /* Fork child: the worker thread does not exist here; forget it. */
 void rp_worker_forget(void);
 
+/* After rp_worker_stop: the voluntary and involuntary context switches
+ * the worker thread itself made (about one per tick), which are the
+ * agent's, not the program's. */
+void rp_worker_context_switches(long *voluntary, long *involuntary);
+
 #endif
