@@ -169,7 +169,11 @@ static void finish_profile(void)
         return;
     rp_sampler_end();
     rp_gvl_gc_stop();
-    rp_worker_stop();
+    if (!rp_worker_stop()) {
+        rp_log("the sampling thread did not stop; no profile written for process %ld",
+               (long)getpid());
+        return;
+    }
     rp_aggregator_fold(rp_sample_buf_active());
 
     rp_write_request req = {

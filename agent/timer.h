@@ -21,12 +21,11 @@
  * (then nothing was changed). */
 int rp_timer_claim_signal(int signo);
 
-/* Main thread: starts a periodic timer sending `signo` to thread `tid`.
- * Returns 0 or -1 (errno set). */
+/* Worker thread, for itself (tid): starts a periodic timer sending `signo`
+ * to it. Returns 0 or -1 (errno set). */
 int rp_timer_start_signal(int signo, pid_t tid, int frequency);
 
-/* Main thread: stops the periodic timer (pending ticks may still arrive
- * until the worker thread has exited). */
+/* Worker thread, before it ends: deletes its timer. */
 void rp_timer_stop_signal(void);
 
 /* Main thread, after the worker thread has exited: puts back the

@@ -3,6 +3,7 @@
  *
  * Context: worker_main runs on its own pthread, never holds the GVL and
  * never calls Ruby except rb_postponed_job_trigger (async-signal-safe).
+ * rp_worker_start/stop run on a Ruby thread holding the GVL.
  */
 #include "worker.h"
 
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "aggregator.h"
@@ -25,10 +27,8 @@
 static pthread_t worker_thread;
 static bool worker_running;
 static sem_t wake;          /* posted at hand-overs and at stop */
-static sem_t started;       /* posted once the worker knows its tid */
 static atomic_bool stopping;
-static pid_t worker_tid;
-static bool sleeping_ticker;
+static int timer_signal;    /* 0: the worker is the sleeping ticker */
 static int tick_frequency;
 static struct rusage worker_usage; /* written by the worker as it ends */
 
@@ -50,7 +50,7 @@ static void fold_handed_over(void)
 /* Waits for a hand-over or stop; in sleeping mode also ticks. */
 static void wait_for_work(rp_ticker *ticker)
 {
-    if (!sleeping_ticker) {
+    if (timer_signal) {
         sem_wait(&wake); /* EINTR at each timer signal is fine */
         return;
     }
@@ -60,19 +60,25 @@ static void wait_for_work(rp_ticker *ticker)
     }
 }
 
+/* The worker owns its timer: it creates it aimed at itself and deletes it
+ * before it ends, so no tick can ever be sent to a thread that is gone,
+ * and the thread that starts the worker never has to wait for it (in a
+ * fork child a non-fork-safe allocator may hold the new thread up). */
 static void *worker_main(void *arg)
 {
     (void)arg;
     pthread_setname_np(pthread_self(), "rperf-worker");
-    worker_tid = (pid_t)syscall(SYS_gettid);
-    sem_post(&started);
     rp_ticker ticker;
-    if (sleeping_ticker)
+    if (timer_signal &&
+        rp_timer_start_signal(timer_signal, (pid_t)syscall(SYS_gettid), tick_frequency) != 0)
+        rp_log("cannot sample: timer_create failed: %s", strerror(errno));
+    if (!timer_signal)
         rp_ticker_start(&ticker, tick_frequency);
     while (!atomic_load(&stopping)) {
         wait_for_work(&ticker);
         fold_handed_over();
     }
+    rp_timer_stop_signal();
     fold_handed_over();
     getrusage(RUSAGE_THREAD, &worker_usage); /* read after pthread_join */
     return NULL;
@@ -93,15 +99,12 @@ static int spawn_worker(int timer_signal)
         return -1;
     }
     worker_running = true;
-    while (sem_wait(&started) != 0 && errno == EINTR)
-        ;
     return 0;
 }
 
 int rp_worker_start(const rp_config *cfg)
 {
     sem_init(&wake, 0, 0);
-    sem_init(&started, 0, 0);
     atomic_store(&stopping, false);
     tick_frequency = cfg->frequency;
     int signo = cfg->timer_signal;
@@ -111,30 +114,33 @@ int rp_worker_start(const rp_config *cfg)
                    "using the sleeping-thread timer instead", signo);
         signo = 0;
     }
-    sleeping_ticker = signo == 0;
+    timer_signal = signo;
     rp_sample_buf_set_wakeup(wake_worker);
     if (spawn_worker(signo) != 0) {
         rp_timer_release_signal();
         return -1;
     }
-    if (signo && rp_timer_start_signal(signo, worker_tid, cfg->frequency) != 0) {
-        rp_log("cannot profile: timer_create failed: %s", strerror(errno));
-        rp_worker_stop();
-        return -1;
-    }
     return 0;
 }
 
-void rp_worker_stop(void)
+bool rp_worker_stop(void)
 {
-    rp_timer_stop_signal();
+    bool stopped = true;
     if (worker_running) {
         atomic_store(&stopping, true);
         sem_post(&wake);
-        pthread_join(worker_thread, NULL);
+        /* Never hang the program's exit on the agent: a worker that could
+         * not even start (a fork child whose allocator was locked by another
+         * thread at fork) is left behind after a generous wait. */
+        struct timespec deadline;
+        clock_gettime(CLOCK_REALTIME, &deadline);
+        deadline.tv_sec += 5;
+        stopped = pthread_timedjoin_np(worker_thread, NULL, &deadline) == 0;
         worker_running = false;
     }
-    rp_timer_release_signal();
+    if (stopped)
+        rp_timer_release_signal(); /* no tick can be pending any more */
+    return stopped;
 }
 
 void rp_worker_forget(void)

@@ -19,9 +19,10 @@
  * verbose). Returns 0 or -1 (already logged). */
 int rp_worker_start(const rp_config *cfg);
 
-/* Main thread (GVL held): stops the timer, lets the worker fold what was
- * handed over, joins it. Idempotent. */
-void rp_worker_stop(void);
+/* Main thread (GVL held): stops the worker after it has folded what was
+ * handed over, and joins it. Returns false when the worker did not end
+ * within 5 s: its tables must then not be touched. Idempotent. */
+bool rp_worker_stop(void);
 
 /* Fork child: the worker thread does not exist here; forget it. */
 void rp_worker_forget(void);
