@@ -6,7 +6,7 @@ export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ANALYZE=$ANALYZE
 [ -z "${RPERF_TEST_PRELOAD_FIRST:-}" ] || export LD_PRELOAD=$RPERF_TEST_PRELOAD_FIRST
 
 cat >prog.rb <<'RUBY'
-def work = 300_000.times.sum
+def work = 3_000_000.times.sum
 work
 puts "ran"
 exit Integer(ARGV[0] || 0)
