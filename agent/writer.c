@@ -104,13 +104,6 @@ static int copy_samples(rp_profile *p, const rp_aggregate *agg, const uint32_t *
     return rc;
 }
 
-static int64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void fill_meta(rp_profile *p, const rp_write_request *req, const rp_aggregate *agg)
 {
     rp_meta *m = &p->meta;
@@ -125,7 +118,7 @@ static void fill_meta(rp_profile *p, const rp_write_request *req, const rp_aggre
     m->truncated_samples = (int64_t)req->stats.truncated_samples;
     m->detected_thread_count = req->detected_threads;
     m->start_time_ns = req->start_realtime_ns;
-    m->duration_ns = monotonic_ns() - req->start_monotonic_ns;
+    m->duration_ns = rp_monotonic_ns() - req->start_monotonic_ns;
     m->total_duration_ns = m->duration_ns;
     rp_procstats_fill(p);
 }

@@ -103,12 +103,6 @@ static int map_label_sets(rp_profile *dst, const rp_profile *src, struct id_maps
     return 0;
 }
 
-static void add_saturating(int64_t *dst, int64_t v)
-{
-    if (__builtin_add_overflow(*dst, v, dst))
-        *dst = INT64_MAX;
-}
-
 /* Copies the facts that describe one process (the root's). */
 static void take_process_facts(rp_meta *dst, const rp_meta *src, const struct id_maps *m)
 {
@@ -148,15 +142,15 @@ static int merge_meta(rp_meta *dst, const rp_meta *src, size_t merged_before,
         dst->duration_ns = 0;
         dst->total_duration_ns = 0;
     }
-    add_saturating(&dst->trigger_count, src->trigger_count);
-    add_saturating(&dst->sampling_count, src->sampling_count);
-    add_saturating(&dst->sampling_time_ns, src->sampling_time_ns);
-    add_saturating(&dst->dropped_samples, src->dropped_samples);
-    add_saturating(&dst->truncated_samples, src->truncated_samples);
-    add_saturating(&dst->user_ns, src->user_ns);
-    add_saturating(&dst->sys_ns, src->sys_ns);
-    add_saturating(&dst->process_count, src->process_count);
-    add_saturating(&dst->total_duration_ns, src->total_duration_ns);
+    rp_add_saturating(&dst->trigger_count, src->trigger_count);
+    rp_add_saturating(&dst->sampling_count, src->sampling_count);
+    rp_add_saturating(&dst->sampling_time_ns, src->sampling_time_ns);
+    rp_add_saturating(&dst->dropped_samples, src->dropped_samples);
+    rp_add_saturating(&dst->truncated_samples, src->truncated_samples);
+    rp_add_saturating(&dst->user_ns, src->user_ns);
+    rp_add_saturating(&dst->sys_ns, src->sys_ns);
+    rp_add_saturating(&dst->process_count, src->process_count);
+    rp_add_saturating(&dst->total_duration_ns, src->total_duration_ns);
     if (src->duration_ns > dst->duration_ns)
         dst->duration_ns = src->duration_ns;
     return 0;

@@ -54,12 +54,6 @@ static enum category category_of(const rp_profile *p, uint32_t label_set)
     return CPU_EXECUTION;
 }
 
-static void add_saturating(int64_t *dst, int64_t w)
-{
-    if (__builtin_add_overflow(*dst, w, dst))
-        *dst = INT64_MAX;
-}
-
 static void write_breakdown(rp_out *out, const rp_profile *p)
 {
     int64_t sums[CATEGORY_COUNT] = {0}, total = 0;
@@ -69,8 +63,8 @@ static void write_breakdown(rp_out *out, const rp_profile *p)
     for (size_t i = 0; i < p->samples.count; i++) {
         const rp_sample *s = &p->samples.samples[i];
         enum category c = by_set ? by_set[s->label_set] : category_of(p, s->label_set);
-        add_saturating(&sums[c], s->weight);
-        add_saturating(&total, s->weight);
+        rp_add_saturating(&sums[c], s->weight);
+        rp_add_saturating(&total, s->weight);
     }
     free(by_set);
     char buf[RP_NUMFMT_MAX];

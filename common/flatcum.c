@@ -29,12 +29,6 @@ static rp_frame_weight *ranked(int64_t *all, size_t n, size_t *count)
     return list;
 }
 
-static void add_saturating(int64_t *dst, int64_t w)
-{
-    if (__builtin_add_overflow(*dst, w, dst))
-        *dst = INT64_MAX;
-}
-
 int rp_flatcum_compute(const rp_profile *p, rp_flatcum *out)
 {
     size_t n = p->frame_count ? p->frame_count : 1;
@@ -50,14 +44,14 @@ int rp_flatcum_compute(const rp_profile *p, rp_flatcum *out)
         const rp_sample *s = &p->samples.samples[i];
         uint32_t depth;
         const uint32_t *frames = rp_stack_table_get(&p->stacks, s->stack, &depth);
-        add_saturating(&out->total, s->weight);
+        rp_add_saturating(&out->total, s->weight);
         if (depth > 0)
-            add_saturating(&flat[frames[0]], s->weight);
+            rp_add_saturating(&flat[frames[0]], s->weight);
         for (uint32_t d = 0; d < depth; d++) {
             if (last_seen[frames[d]] == i + 1)
                 continue; /* recursion: once per sample */
             last_seen[frames[d]] = i + 1;
-            add_saturating(&cum[frames[d]], s->weight);
+            rp_add_saturating(&cum[frames[d]], s->weight);
         }
     }
     out->flat = ranked(flat, p->frame_count, &out->flat_count);

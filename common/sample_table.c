@@ -24,12 +24,6 @@ void rp_sample_table_free(rp_sample_table *t)
     rp_sample_table_init(t, aggregate);
 }
 
-void rp_sample_table_clear(rp_sample_table *t)
-{
-    t->count = 0;
-    rp_idxset_free(&t->index);
-}
-
 static uint64_t key_hash(uint32_t stack, uint32_t thread_seq, uint32_t label_set)
 {
     return rp_hash_combine(rp_hash_mix64(stack), ((uint64_t)thread_seq << 32) | label_set);
@@ -77,7 +71,6 @@ int64_t rp_sample_table_total(const rp_sample_table *t)
 {
     int64_t total = 0;
     for (size_t i = 0; i < t->count; i++)
-        if (__builtin_add_overflow(total, t->samples[i].weight, &total))
-            return INT64_MAX;
+        rp_add_saturating(&total, t->samples[i].weight);
     return total;
 }

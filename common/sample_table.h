@@ -37,12 +37,18 @@ enum rp_sample_add_result {
 
 void rp_sample_table_init(rp_sample_table *t, bool aggregate);
 void rp_sample_table_free(rp_sample_table *t);
-/* Drops all samples, keeping the mode and the allocated memory. */
-void rp_sample_table_clear(rp_sample_table *t);
 
 enum rp_sample_add_result rp_sample_table_add(rp_sample_table *t, uint32_t stack,
                                               uint32_t thread_seq, uint32_t label_set,
                                               int64_t weight);
+
+/* *dst += w, stopping at INT64_MAX instead of overflowing: totals of
+ * weights are shown, never used to index anything. */
+static inline void rp_add_saturating(int64_t *dst, int64_t w)
+{
+    if (__builtin_add_overflow(*dst, w, dst))
+        *dst = INT64_MAX;
+}
 
 /* Sum of all weights; saturates at INT64_MAX. */
 int64_t rp_sample_table_total(const rp_sample_table *t);
