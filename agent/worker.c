@@ -27,6 +27,7 @@
 static pthread_t worker_thread;
 static bool worker_running;
 static sem_t wake;          /* posted at hand-overs and at stop */
+static sem_t armed;         /* posted by the worker once its timer runs */
 static atomic_bool stopping;
 static int timer_signal;    /* 0: the worker is the sleeping ticker */
 static int tick_frequency;
@@ -61,9 +62,8 @@ static void wait_for_work(rp_ticker *ticker)
 }
 
 /* The worker owns its timer: it creates it aimed at itself and deletes it
- * before it ends, so no tick can ever be sent to a thread that is gone,
- * and the thread that starts the worker never has to wait for it (in a
- * fork child a non-fork-safe allocator may hold the new thread up). */
+ * before it ends, so no tick can ever be sent to a thread that is gone.
+ * It says when the timer runs (see wait_until_armed). */
 static void *worker_main(void *arg)
 {
     (void)arg;
@@ -74,6 +74,7 @@ static void *worker_main(void *arg)
         rp_log("cannot sample: timer_create failed: %s", strerror(errno));
     if (!timer_signal)
         rp_ticker_start(&ticker, tick_frequency);
+    sem_post(&armed);
     while (!atomic_load(&stopping)) {
         wait_for_work(&ticker);
         fold_handed_over();
@@ -102,9 +103,28 @@ static int spawn_worker(int timer_signal)
     return 0;
 }
 
+/* GVL held, right after the worker was created. Sampling should begin
+ * with the program, not when a busy machine gets round to scheduling the
+ * new thread: a short-lived fork child would otherwise end unsampled. Yet
+ * never wait long: in a fork child a non-fork-safe allocator (ASan's) may
+ * hold the new thread up for good, and the program must not notice. */
+static void wait_until_armed(void)
+{
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_nsec += 50 * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    while (sem_clockwait(&armed, CLOCK_MONOTONIC, &deadline) != 0 && errno == EINTR)
+        ;
+}
+
 int rp_worker_start(const rp_config *cfg)
 {
     sem_init(&wake, 0, 0);
+    sem_init(&armed, 0, 0);
     atomic_store(&stopping, false);
     tick_frequency = cfg->frequency;
     int signo = cfg->timer_signal;
@@ -120,6 +140,7 @@ int rp_worker_start(const rp_config *cfg)
         rp_timer_release_signal();
         return -1;
     }
+    wait_until_armed();
     return 0;
 }
 

@@ -14,9 +14,9 @@
 
 #include "config.h"
 
-/* Main thread (GVL held): starts the worker and its timer. With a busy
- * timer signal it falls back to the sleeping ticker (and says so when
- * verbose). Returns 0 or -1 (already logged). */
+/* Main thread (GVL held): starts the worker and waits (at most 50 ms) until
+ * its timer runs. With a busy timer signal it falls back to the sleeping
+ * ticker (and says so when verbose). Returns 0 or -1 (already logged). */
 int rp_worker_start(const rp_config *cfg);
 
 /* Main thread (GVL held): stops the worker after it has folded what was

@@ -8,12 +8,21 @@ export HOME=$WORK GOCACHE=$WORK/gocache GOFLAGS=-mod=mod GOTOOLCHAIN=local
 
 cat >prog.rb <<'RUBY'
 def nap = sleep(0.2)
-def crunch = 400_000.times.sum
+# CPU time, not a loop count: the child must be sampled on any machine.
+def crunch
+  stop = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) + 0.05
+  nil while Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) < stop
+end
 Process.wait(fork { crunch })
 nap
 crunch
 RUBY
 RPERF_MODE=wall profiled "$WORK/s" "$RUBY" prog.rb
+set -- "$WORK"/s/profile-*.json.gz
+[ $# = 2 ] || fail "expected 2 profiles (root and fork child), found $#"
+for f in "$@"; do
+    [ "$(check field "$f" sampling_count)" -gt 0 ] || fail "$f has no samples"
+done
 
 # pprof
 "$ANALYZE" convert --pprof -o p.pb.gz "$WORK/s"
