@@ -4,7 +4,11 @@
 . "$(dirname "$0")/lib.sh"
 
 cat >prog.rb <<'RUBY'
-def ending_work = 200_000.times.sum
+# CPU time rather than a loop count: sampled even on a loaded machine.
+def ending_work
+  stop = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) + 0.03
+  nil while Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) < stop
+end
 ending_work
 case ARGV[0]
 when "normal" then nil

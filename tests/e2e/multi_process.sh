@@ -5,12 +5,23 @@
 . "$(dirname "$0")/lib.sh"
 
 cat >child.rb <<'RUBY'
-def spawned_work = 1_500_000.times.sum
+def spawned_work
+  stop = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) + 0.05
+  nil while Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) < stop
+end
 spawned_work
 RUBY
 cat >prog.rb <<'RUBY'
-def worker_work(n) = (n * 100_000).times.sum
-def root_work = 500_000.times.sum
+# CPU time rather than loop counts: every process is sampled even on a
+# loaded machine.
+def worker_work(n)
+  stop = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) + 0.02 * n
+  nil while Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) < stop
+end
+def root_work
+  stop = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) + 0.02
+  nil while Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) < stop
+end
 puts $$
 pids = 4.times.map do |i|
   fork do
