@@ -5,7 +5,9 @@
  * thread, VM state). The postponed job appends to the active one; when it
  * is half full it is handed to the worker thread, which folds it into the
  * aggregator and hands it back empty. Nothing on the sampling path
- * allocates, locks or makes a syscall besides sem_post at a hand-over.
+ * allocates, locks or makes a syscall besides sem_post at a hand-over, and
+ * it takes no page fault either: the worker maps in the pages the sampler
+ * will write next before it gets there (rp_sample_buf_prefault).
  */
 #ifndef RPERF_AGENT_SAMPLE_BUF_H
 #define RPERF_AGENT_SAMPLE_BUF_H
@@ -80,6 +82,18 @@ void rp_sample_buf_mark(void);
 
 /* Fork child: forgets everything buffered in the parent. */
 void rp_sample_buf_reset(void);
+
+/* Worker thread, no GVL, at every wake-up: makes sure the next stretch of
+ * both buffers beyond what the sampler has written is mapped in, so that
+ * first-touch page faults (5-20 us each on a VM, longer than a whole
+ * sample) are paid here rather than on the Ruby thread. Also breaks
+ * copy-on-write sharing ahead of the writer in a fork child. Needs Linux
+ * 5.14 (MADV_POPULATE_WRITE); on older kernels it quietly does nothing. */
+void rp_sample_buf_prefault(void);
+
+/* Before a new worker starts (GVL held): nothing is known to be mapped in
+ * yet (a fork child shares its pages with the parent until written). */
+void rp_sample_buf_prefault_reset(void);
 
 /* Set by the worker module: called (async-signal-safe) at a hand-over. */
 void rp_sample_buf_set_wakeup(void (*wake)(void));

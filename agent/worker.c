@@ -76,6 +76,7 @@ static void *worker_main(void *arg)
         rp_ticker_start(&ticker, tick_frequency);
     sem_post(&armed);
     while (!atomic_load(&stopping)) {
+        rp_sample_buf_prefault();
         wait_for_work(&ticker);
         fold_handed_over();
     }
@@ -136,6 +137,7 @@ int rp_worker_start(const rp_config *cfg)
     }
     timer_signal = signo;
     rp_sample_buf_set_wakeup(wake_worker);
+    rp_sample_buf_prefault_reset();
     if (spawn_worker(signo) != 0) {
         rp_timer_release_signal();
         return -1;
