@@ -6,7 +6,11 @@ export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ANALYZE=$ANALYZE
 [ -z "${RPERF_TEST_PRELOAD_FIRST:-}" ] || export LD_PRELOAD=$RPERF_TEST_PRELOAD_FIRST
 
 cat >prog.rb <<'RUBY'
-def work = 3_000_000.times.sum
+# CPU time rather than a loop count: sampled even on a loaded machine.
+def work
+  stop = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) + 0.1
+  nil while Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) < stop
+end
 work
 puts "ran"
 exit Integer(ARGV[0] || 0)
@@ -19,7 +23,8 @@ rc=0; "$RPERF" record "$RUBY" prog.rb 7 >out.txt 2>err.txt || rc=$?
 check schema rperf.json.gz >/dev/null || fail "record: bad rperf.json.gz"
 
 "$RPERF" report >report.txt || fail "report failed"
-grep -q "Object#work" report.txt || fail "report lacks Object#work"
+grep -q "Object#work" report.txt \
+    || fail "report lacks Object#work ($(check field rperf.json.gz sampling_count) samples): $(head -12 report.txt)"
 
 rc=0; "$RPERF" stat "$RUBY" prog.rb 3 >out.txt 2>stat.txt || rc=$?
 [ "$rc" = 3 ] || fail "stat: exit status $rc"

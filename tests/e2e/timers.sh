@@ -16,26 +16,32 @@ rate() {
         'BEGIN { printf "%.0f", t / (d / 1e9) }'
 }
 
-expect_rate() {
+# run_and_expect_rate NAME HZ [ENV=VALUE...]: profiles busy.rb at HZ and
+# checks the trigger rate against HZ. Next to it runs a plain timer thread
+# (tick_rate.c) as a yardstick: on a loaded machine no timer ticks at the
+# asked rate, and the agent is held to what was possible at that moment.
+run_and_expect_rate() {
     local name=$1 hz=$2
-    local r
+    shift 2
+    "$RPERF_TEST_TICK_RATE" "$hz" 0.6 >"$WORK/$name.yardstick" &
+    env "$@" RPERF_FREQUENCY="$hz" LD_PRELOAD="$PRELOAD" RPERF_SESSION_DIR="$WORK/$name" \
+        RPERF_QUIET=1 "$RUBY" busy.rb
+    wait $!
+    local possible r
+    possible=$(cat "$WORK/$name.yardstick")
     r=$(rate "$WORK/$name")
-    note "$name: asked ${hz} Hz, got ${r} triggers/s"
-    awk -v r="$r" -v hz="$hz" 'BEGIN { exit !(r >= 0.5 * hz && r <= 1.5 * hz) }' \
-        || fail "$name: ${r} triggers/s for ${hz} Hz"
+    note "$name: asked ${hz} Hz, got ${r} triggers/s (a plain timer thread next to it: ${possible}/s)"
+    awk -v r="$r" -v hz="$hz" -v possible="$possible" 'BEGIN {
+        if (possible > hz) possible = hz
+        exit !(r >= 0.5 * possible && r <= 1.5 * hz) }' \
+        || fail "$name: ${r} triggers/s for ${hz} Hz (a plain timer thread next to it: ${possible}/s)"
 }
 
-RPERF_FREQUENCY=200 profiled "$WORK/signal200" "$RUBY" busy.rb
-expect_rate signal200 200
-RPERF_FREQUENCY=1000 profiled "$WORK/signal1000" "$RUBY" busy.rb
-expect_rate signal1000 1000
-RPERF_FREQUENCY=200 RPERF_SIGNAL=false profiled "$WORK/sleep200" "$RUBY" busy.rb
-expect_rate sleep200 200
-RPERF_FREQUENCY=1000 RPERF_SIGNAL=false profiled "$WORK/sleep1000" "$RUBY" busy.rb
-expect_rate sleep1000 1000
-sig=$(( $(kill -l RTMIN) + 3 ))
-RPERF_SIGNAL=$sig profiled "$WORK/othersig" "$RUBY" busy.rb
-expect_rate othersig 1000
+run_and_expect_rate signal200 200
+run_and_expect_rate signal1000 1000
+run_and_expect_rate sleep200 200 RPERF_SIGNAL=false
+run_and_expect_rate sleep1000 1000 RPERF_SIGNAL=false
+run_and_expect_rate othersig 1000 RPERF_SIGNAL=$(( $(kill -l RTMIN) + 3 ))
 
 # SIGRTMIN+8 inherited as ignored: the program keeps it ignored; the agent
 # uses the sleeping thread and says so only when verbose.
