@@ -7,12 +7,9 @@ command -v go >/dev/null || fail "go is not installed (scripts/setup installs go
 export HOME=$WORK GOCACHE=$WORK/gocache GOFLAGS=-mod=mod GOTOOLCHAIN=local
 
 cat >prog.rb <<'RUBY'
+require "cpu_burn"
 def nap = sleep(0.2)
-# CPU time, not a loop count: the child must be sampled on any machine.
-def crunch
-  stop = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) + 0.05
-  nil while Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) < stop
-end
+def crunch = burn_cpu(0.05)
 Process.wait(fork { crunch })
 nap
 crunch

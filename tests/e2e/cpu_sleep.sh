@@ -2,10 +2,8 @@
 . "$(dirname "$0")/lib.sh"
 
 cat >prog.rb <<'RUBY'
-def burn
-  t = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID)
-  nil while Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) - t < 0.2
-end
+require "cpu_burn"
+def burn = burn_cpu(0.2)
 
 def nap
   sleep 0.3

@@ -4,11 +4,8 @@
 . "$(dirname "$0")/lib.sh"
 
 cat >prog.rb <<'RUBY'
-# CPU time rather than a loop count: sampled even on a loaded machine.
-def ending_work
-  stop = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) + 0.03
-  nil while Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) < stop
-end
+require "cpu_burn"
+def ending_work = burn_cpu(0.03)
 ending_work
 case ARGV[0]
 when "normal" then nil

@@ -14,6 +14,9 @@ ANALYZE=$RPERF_TEST_ANALYZE
 CHECK="$RPERF_TEST_SRC/tests/e2e/profile_check.rb"
 PRELOAD="${RPERF_TEST_PRELOAD_FIRST:+$RPERF_TEST_PRELOAD_FIRST:}$RPERF_TEST_AGENT"
 
+# Test programs `require "cpu_burn"` (cpu_burn.rb); children inherit RUBYLIB.
+export RUBYLIB="$RPERF_TEST_SRC/tests/e2e${RUBYLIB:+:$RUBYLIB}"
+
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rperf-e2e.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"

@@ -5,23 +5,14 @@
 . "$(dirname "$0")/lib.sh"
 
 cat >child.rb <<'RUBY'
-def spawned_work
-  stop = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) + 0.05
-  nil while Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) < stop
-end
+require "cpu_burn"
+def spawned_work = burn_cpu(0.05)
 spawned_work
 RUBY
 cat >prog.rb <<'RUBY'
-# CPU time rather than loop counts: every process is sampled even on a
-# loaded machine.
-def worker_work(n)
-  stop = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) + 0.02 * n
-  nil while Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) < stop
-end
-def root_work
-  stop = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) + 0.02
-  nil while Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) < stop
-end
+require "cpu_burn"
+def worker_work(n) = burn_cpu(0.02 * n)
+def root_work = burn_cpu(0.02)
 puts $$
 pids = 4.times.map do |i|
   fork do

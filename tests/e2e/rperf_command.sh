@@ -6,11 +6,8 @@ export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ANALYZE=$ANALYZE
 [ -z "${RPERF_TEST_PRELOAD_FIRST:-}" ] || export LD_PRELOAD=$RPERF_TEST_PRELOAD_FIRST
 
 cat >prog.rb <<'RUBY'
-# CPU time rather than a loop count: sampled even on a loaded machine.
-def work
-  stop = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) + 0.1
-  nil while Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) < stop
-end
+require "cpu_burn"
+def work = burn_cpu(0.1)
 work
 puts "ran"
 exit Integer(ARGV[0] || 0)
