@@ -102,11 +102,18 @@ static void add_ns(struct timespec *ts, int64_t ns)
     }
 }
 
+struct timespec rp_deadline_in(clockid_t clock, int64_t ns)
+{
+    struct timespec t;
+    clock_gettime(clock, &t);
+    add_ns(&t, ns);
+    return t;
+}
+
 void rp_ticker_start(rp_ticker *t, int frequency)
 {
     t->interval_ns = 1000000000 / frequency;
-    clock_gettime(CLOCK_MONOTONIC, &t->deadline);
-    add_ns(&t->deadline, t->interval_ns);
+    t->deadline = rp_deadline_in(CLOCK_MONOTONIC, t->interval_ns);
 }
 
 void rp_ticker_advance(rp_ticker *t)

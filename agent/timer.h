@@ -43,4 +43,7 @@ void rp_ticker_start(rp_ticker *t, int frequency);
  * machine was busy are skipped, not replayed in a burst. */
 void rp_ticker_advance(rp_ticker *t);
 
+/* `ns` (>= 0) from now on `clock`, as an absolute deadline. */
+struct timespec rp_deadline_in(clockid_t clock, int64_t ns);
+
 #endif

@@ -111,13 +111,7 @@ static int spawn_worker(int timer_signal)
  * hold the new thread up for good, and the program must not notice. */
 static void wait_until_armed(void)
 {
-    struct timespec deadline;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_nsec += 50 * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
+    struct timespec deadline = rp_deadline_in(CLOCK_MONOTONIC, 50 * 1000000LL);
     while (sem_clockwait(&armed, CLOCK_MONOTONIC, &deadline) != 0 && errno == EINTR)
         ;
 }
@@ -155,9 +149,7 @@ bool rp_worker_stop(void)
         /* Never hang the program's exit on the agent: a worker that could
          * not even start (a fork child whose allocator was locked by another
          * thread at fork) is left behind after a generous wait. */
-        struct timespec deadline;
-        clock_gettime(CLOCK_REALTIME, &deadline);
-        deadline.tv_sec += 5;
+        struct timespec deadline = rp_deadline_in(CLOCK_REALTIME, 5 * 1000000000LL);
         stopped = pthread_timedjoin_np(worker_thread, NULL, &deadline) == 0;
         worker_running = false;
     }
