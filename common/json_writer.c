@@ -80,6 +80,12 @@ static size_t utf8_sequence_length(const unsigned char *s, size_t avail)
     return n;
 }
 
+/* Printable ASCII other than '"' and '\\': written as it is. */
+static bool is_plain(unsigned char c)
+{
+    return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
 static void write_escaped(rp_out *out, const char *str, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
@@ -87,6 +93,11 @@ static void write_escaped(rp_out *out, const char *str, size_t len)
     size_t run = 0; /* start of the pending run of bytes copied verbatim */
     size_t i = 0;
     while (i < len) {
+        /* Paths and method names are mostly plain: skip over them fast. */
+        while (i < len && is_plain(s[i]))
+            i++;
+        if (i == len)
+            break;
         unsigned char c = s[i];
         const char *esc = NULL;
         char ubuf[7];
