@@ -1,18 +1,7 @@
 # fork() taken while other threads run and sampling is active never
 # deadlocks the child; repeated many times, at 10 kHz.
 . "$(dirname "$0")/lib.sh"
-
-# Under the sanitizers (scripts/check-sanitizers): GCC 12's ASan allocator
-# is not fork-safe. A fork taken while another thread is inside it (most
-# often filling a quarantine batch) leaves its lock held in the child, where
-# any new thread blocks — Ruby's own timer thread too, so the child hangs
-# with or without the agent. This test forks 80 times from a process full of
-# threads, so it runs without the quarantine (use-after-free detection is
-# weaker here; every other test keeps it): 0 hangs in 20 runs, against 1 to
-# 3 in 14 with it.
-if [ -n "${RPERF_TEST_PRELOAD_FIRST:-}" ]; then
-    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0"
-fi
+without_asan_quarantine
 
 cat >prog.rb <<'RUBY'
 def spin = loop { 1000.times.sum }

@@ -2,6 +2,7 @@
 # exit status), in cpu and wall mode, at 1000 and 10000 Hz.
 . "$(dirname "$0")/lib.sh"
 programs="$RPERF_TEST_SRC/tests/stress"
+without_asan_quarantine # fork_burst.rb
 
 run_plain() {
     local rc=0
