@@ -65,6 +65,14 @@ static int shape_error(struct doc *d, rp_jtok tok, const char *message)
     return fail(d->err, "%s", message);
 }
 
+/* A top-level key whose value has the wrong type: "KEY" must be EXPECTED. */
+static int key_shape_error(struct doc *d, rp_jtok tok, const char *key, const char *expected)
+{
+    char message[128];
+    snprintf(message, sizeof(message), "\"%s\" must be %s", key, expected);
+    return shape_error(d, tok, message);
+}
+
 static int out_of_memory(struct doc *d)
 {
     return fail(d->err, "out of memory");
@@ -86,11 +94,8 @@ static int read_count(struct doc *d, rp_jtok tok, const char *what, int64_t *dst
         *dst = 0;
         return 0;
     }
-    if (tok != RP_JT_NUMBER || !rp_jr_int(&d->jr, &v) || v < 0) {
-        char message[96];
-        snprintf(message, sizeof(message), "\"%s\" must be a non-negative integer", what);
-        return shape_error(d, tok, message);
-    }
+    if (tok != RP_JT_NUMBER || !rp_jr_int(&d->jr, &v) || v < 0)
+        return key_shape_error(d, tok, what, "a non-negative integer");
     *dst = v;
     return 0;
 }
@@ -99,11 +104,8 @@ static int read_string_id(struct doc *d, rp_jtok tok, const char *what, uint32_t
 {
     if (tok == RP_JT_NULL)
         return 0;
-    if (tok != RP_JT_STRING) {
-        char message[96];
-        snprintf(message, sizeof(message), "\"%s\" must be a string", what);
-        return shape_error(d, tok, message);
-    }
+    if (tok != RP_JT_STRING)
+        return key_shape_error(d, tok, what, "a string");
     *dst = rp_profile_string(d->p, d->jr.str, d->jr.str_len);
     return *dst == RP_IDX_NONE ? out_of_memory(d) : 0;
 }
@@ -170,11 +172,8 @@ static int read_counts_object(struct doc *d, rp_jtok tok, const char *name,
 {
     if (tok == RP_JT_NULL)
         return 0;
-    if (tok != RP_JT_BEGIN_OBJECT) {
-        char message[96];
-        snprintf(message, sizeof(message), "\"%s\" must be an object", name);
-        return shape_error(d, tok, message);
-    }
+    if (tok != RP_JT_BEGIN_OBJECT)
+        return key_shape_error(d, tok, name, "an object");
     while ((tok = rp_jr_next(&d->jr)) == RP_JT_KEY) {
         const struct count_member *m = NULL;
         for (size_t i = 0; i < count && !m; i++)
