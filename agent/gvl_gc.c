@@ -90,11 +90,12 @@ static void resumed_wall(rp_thread *t, int64_t now)
 static void resumed_cpu(rp_thread *t)
 {
     int64_t min = rp_sampler_min_charge_ns();
-    if (rp_monotonic_ns() - t->prev_wall_ns < min)
+    int64_t wall_now = rp_monotonic_ns();
+    if (wall_now - t->prev_wall_ns < min)
         return;
     int64_t now = rp_sampler_clock_ns();
     if (now - t->prev_ns >= min)
-        rp_sampler_charge(t, now);
+        rp_sampler_charge(t, now, wall_now);
 }
 
 static void on_resumed(void)

@@ -3,8 +3,10 @@
  *
  * Context: sample_job runs on the Ruby thread that holds the GVL, at a
  * safepoint, inside whatever Ruby code was running: it must not allocate
- * Ruby objects, raise, or block. It reads the clock twice, looks up the
- * thread's record and copies the frame VALUEs into the sample buffer.
+ * Ruby objects, raise, or block. It reads the monotonic clock (vDSO) at
+ * its start and end, and in cpu mode the thread CPU clock (a system call)
+ * once; looks up the thread's record and copies the frame VALUEs into the
+ * sample buffer.
  */
 #include "sampler.h"
 
@@ -73,11 +75,11 @@ rp_thread *rp_sampler_current_thread(void)
     return t;
 }
 
-void rp_sampler_charge(rp_thread *t, int64_t now)
+void rp_sampler_charge(rp_thread *t, int64_t now, int64_t wall_now)
 {
     rp_charge running = {RP_VM_RUNNING, now - t->prev_ns};
     t->prev_ns = now;
-    t->prev_wall_ns = sample_mode == RP_MODE_CPU ? rp_monotonic_ns() : now;
+    t->prev_wall_ns = wall_now;
     if (running.weight > 0)
         rp_sampler_record(t->thread_seq, &running, 1);
 }
@@ -105,7 +107,7 @@ static void sample_job(void *unused)
     if (!t)
         return;
     int64_t now = sample_clock == CLOCK_MONOTONIC ? job_start : rp_sampler_clock_ns();
-    rp_sampler_charge(t, now);
+    rp_sampler_charge(t, now, job_start);
     stats.sampling_count++;
     stats.sampling_time_ns += (uint64_t)(rp_monotonic_ns() - job_start);
 }

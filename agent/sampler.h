@@ -55,8 +55,9 @@ int64_t rp_monotonic_ns(void);
 
 /* GVL held: charges the time since the thread's previous sample to the
  * current stack as running time, and restarts its clock at `now` (the
- * mode's clock). */
-void rp_sampler_charge(struct rp_thread *t, int64_t now);
+ * mode's clock), read at `wall_now` (CLOCK_MONOTONIC; the same value in
+ * wall mode). The caller passes both because it has read them already. */
+void rp_sampler_charge(struct rp_thread *t, int64_t now, int64_t wall_now);
 
 /* GVL held: records charges with explicit VM states on the current stack,
  * captured once (used by the GVL and GC trackers). */

@@ -6,11 +6,13 @@
  *   RperfBench.c_sleep_gvl(ms)   sleeps `ms` holding the GVL
  *   RperfBench.c_sleep_nogvl(ms) sleeps `ms` with the GVL released
  *   RperfBench.sample_floor(n)   [ns per thread-CPU clock read, ns per
- *                                rb_profile_frames of the caller's stack],
- *                                each the mean of n calls: the part of a
- *                                sample's cost that belongs to the kernel
- *                                and to Ruby, not to the profiler
- *                                (scripts/bench sample)
+ *                                rb_profile_frames of the caller's stack,
+ *                                the same two with cold caches]: warm, the
+ *                                mean of n calls in a row; cold, of n/100
+ *                                calls each after evicting the caches. The
+ *                                part of a sample's cost that belongs to
+ *                                the kernel and to Ruby, not to the
+ *                                profiler (scripts/bench sample)
  */
 #include <ruby.h>
 #include <ruby/debug.h>
@@ -65,20 +67,63 @@ static double monotonic_ns(void)
     return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+/* Evicts the caches as the program does between two samples (1 ms of
+ * interpreter at 1 kHz touches far more than this), so that what follows
+ * runs as cold as the sampling job does inside a real run. */
+static void evict_caches(void)
+{
+    static volatile unsigned char junk[8 << 20];
+    for (size_t i = 0; i < sizeof(junk); i += 64)
+        junk[i]++;
+}
+
+static VALUE frames[513]; /* the agent's depth cap + 1, as it asks */
+
+static void read_thread_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+}
+
+static void walk_frames(void)
+{
+    rb_profile_frames(0, 513, frames, NULL);
+}
+
+/* ns per call of `op`, mean of n back-to-back calls (warm caches). */
+static double warm_ns(void (*op)(void), long n)
+{
+    double start = monotonic_ns();
+    for (long i = 0; i < n; i++)
+        op();
+    return (monotonic_ns() - start) / n;
+}
+
+/* ns per call of `op`, mean of n calls each after evict_caches, less the
+ * cost of the two clock reads around it. */
+static double cold_ns(void (*op)(void), long n)
+{
+    double total = 0, empty = 0;
+    for (long i = 0; i < n; i++) {
+        evict_caches();
+        double a = monotonic_ns();
+        op();
+        double b = monotonic_ns();
+        double c = monotonic_ns();
+        total += b - a;
+        empty += c - b;
+    }
+    return (total - empty) / n;
+}
+
 static VALUE sample_floor(VALUE self, VALUE calls)
 {
     long n = NUM2LONG(calls);
-    struct timespec ts;
-    double start = monotonic_ns();
-    for (long i = 0; i < n; i++)
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    double clock_ns = (monotonic_ns() - start) / n;
-    static VALUE frames[513]; /* the agent's depth cap + 1, as it asks */
-    start = monotonic_ns();
-    for (long i = 0; i < n; i++)
-        rb_profile_frames(0, 513, frames, NULL);
-    double frames_ns = (monotonic_ns() - start) / n;
-    return rb_ary_new_from_args(2, DBL2NUM(clock_ns), DBL2NUM(frames_ns));
+    long cold_n = n / 100 > 0 ? n / 100 : 1;
+    return rb_ary_new_from_args(4, DBL2NUM(warm_ns(read_thread_clock, n)),
+                                DBL2NUM(warm_ns(walk_frames, n)),
+                                DBL2NUM(cold_ns(read_thread_clock, cold_n)),
+                                DBL2NUM(cold_ns(walk_frames, cold_n)));
 }
 
 void Init_workload(void)
