@@ -14,11 +14,17 @@ end
 puts "forked 40"
 RUBY
 
+# run_forking MODE: its exit status.
+run_forking() {
+    rm -rf "${WORK:?}/$1"
+    RPERF_MODE=$1 RPERF_FREQUENCY=10000 timeout 120 \
+        env LD_PRELOAD="$PRELOAD" RPERF_SESSION_DIR="$WORK/$1" RPERF_QUIET=1 "$RUBY" prog.rb >out.txt 2>err.txt
+}
+
 for mode in cpu wall; do
     rc=0
-    RPERF_MODE=$mode RPERF_FREQUENCY=10000 timeout 120 \
-        env LD_PRELOAD="$PRELOAD" RPERF_SESSION_DIR="$WORK/$mode" RPERF_QUIET=1 "$RUBY" prog.rb >out.txt || rc=$?
-    [ "$rc" = 0 ] || fail "$mode: exit status $rc (124 means a child hung)"
+    retry_asan_fork_hang run_forking "$mode" || rc=$?
+    [ "$rc" = 0 ] || fail "$mode: exit status $rc (124 means a child hung): $(tail -3 err.txt)"
     [ "$(cat out.txt)" = "forked 40" ] || fail "$mode: output $(cat out.txt)"
     count=$(ls "$WORK/$mode" | grep -c '^profile-')
     note "$mode: 40 forks under sampling, $count profiles"

@@ -10,6 +10,14 @@ run_plain() {
     echo "$rc"
 }
 
+# run_profiled PROGRAM MODE HZ SESSION: its exit status.
+run_profiled() {
+    rm -rf "$4"
+    (cd "$WORK" && RPERF_MODE=$2 RPERF_FREQUENCY=$3 timeout 120 \
+        env LD_PRELOAD="$PRELOAD" RPERF_SESSION_DIR="$4" RPERF_QUIET=1 \
+        "$RUBY" "$programs/$1" >"$WORK/agent.out" 2>"$WORK/agent.err")
+}
+
 for program in many_threads.rb deep_stack.rb fork_burst.rb signals.rb concurrency.rb exec_ruby.rb; do
     want=$(run_plain "$program")
     [ "$want" != 124 ] || fail "$program: hangs even without the agent"
@@ -17,9 +25,7 @@ for program in many_threads.rb deep_stack.rb fork_burst.rb signals.rb concurrenc
         for hz in 1000 10000; do
             session="$WORK/$program-$mode-$hz"
             rc=0
-            (cd "$WORK" && RPERF_MODE=$mode RPERF_FREQUENCY=$hz timeout 120 \
-                env LD_PRELOAD="$PRELOAD" RPERF_SESSION_DIR="$session" RPERF_QUIET=1 \
-                "$RUBY" "$programs/$program" >"$WORK/agent.out" 2>"$WORK/agent.err") || rc=$?
+            retry_asan_fork_hang run_profiled "$program" "$mode" "$hz" "$session" || rc=$?
             [ "$rc" = "$want" ] || fail "$program $mode@$hz: exit status $rc, expected $want ($(tail -3 "$WORK/agent.err"))"
             cmp -s "$WORK/plain.out" "$WORK/agent.out" \
                 || fail "$program $mode@$hz: output differs: $(diff "$WORK/plain.out" "$WORK/agent.out" | head -5)"
