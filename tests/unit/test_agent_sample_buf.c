@@ -1,8 +1,8 @@
 /*
  * Unit tests for agent/sample_buf: capture, truncation, the hand-over to
  * the worker, a full buffer, and prefaulting (pages mapped in ahead of the
- * writer, checked with mincore). Ruby's rb_profile_frames is replaced by a
- * stub that reports a stack of the depth the test asks for.
+ * writer, checked with mincore). The test links without libruby: it defines
+ * rb_profile_frames itself, reporting a stack of the depth each test sets.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,15 +18,15 @@
 
 #include "../../agent/sample_buf.h"
 
-/* --- stubs for the Ruby symbols sample_buf.c uses ---------------------- */
+/* --- test doubles for the Ruby symbols sample_buf.c uses --------------- */
 
-static int stub_depth;
+static int fake_stack_depth;
 
 int rb_profile_frames(int start, int limit, VALUE *buff, int *lines)
 {
     (void)start;
     (void)lines;
-    int n = stub_depth < limit ? stub_depth : limit;
+    int n = fake_stack_depth < limit ? fake_stack_depth : limit;
     for (int i = 0; i < n; i++)
         buff[i] = (VALUE)(0x1000 + 8 * i);
     return n;
@@ -63,7 +63,7 @@ static int teardown(void **state)
 
 static rp_capture_result capture(int depth, int64_t weight)
 {
-    stub_depth = depth;
+    fake_stack_depth = depth;
     rp_charge c = {RP_VM_RUNNING, weight};
     return rp_sample_buf_capture(7, &c, 1);
 }
@@ -73,7 +73,7 @@ static rp_capture_result capture(int depth, int64_t weight)
 static void test_capture_records_stack_and_charges(void **state)
 {
     (void)state;
-    stub_depth = 3;
+    fake_stack_depth = 3;
     rp_charge charges[] = {{RP_VM_GVL_BLOCKED, 100}, {RP_VM_GVL_WAIT, 0}, {RP_VM_GVL_WAIT, 20}};
     assert_int_equal(rp_sample_buf_capture(2, charges, 3), RP_CAPTURED);
     rp_sample_buf *b = rp_sample_buf_active();
