@@ -28,6 +28,7 @@
 #include "aggregator.h"
 #include "config.h"
 #include "gvl_gc.h"
+#include "gvl_holder.h"
 #include "child_env.h"
 #include "log.h"
 #include "procstats.h"
@@ -118,6 +119,10 @@ static void start_agent(void)
     rp_procstats_capture_command();
     if (rp_threads_init() != 0 || rp_sampler_init(cfg.mode, cfg.frequency) != 0)
         return;
+    if (cfg.verbose && !rp_gvl_holder_usable())
+        rp_log("this Ruby's thread structures are not the ones rperf knows (Ruby 3.4's); "
+               "a thread that starts running while another thread is starting may go "
+               "unsampled until its first GVL switch");
     if (rp_sample_buf_init() != 0 || rp_aggregator_init(cfg.aggregate) != 0) {
         rp_log("cannot profile: out of memory");
         return;
@@ -324,6 +329,7 @@ static void on_fork_child(void)
         return;
     rp_sampler_end();
     rp_worker_forget();
+    rp_gvl_holder_forget();
     owner_pid = 0;
     atomic_store(&state, cfg.inherit ? AGENT_RESTART_PENDING : AGENT_OFF);
     if (cfg.inherit)

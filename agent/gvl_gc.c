@@ -17,6 +17,7 @@
 
 #include <time.h>
 
+#include "gvl_holder.h"
 #include "ruby_api.h"
 #include "sample_buf.h"
 #include "sampler.h"
@@ -116,12 +117,14 @@ static void on_thread_event(rb_event_flag_t event, const rb_internal_thread_even
     (void)unused;
     if (!rp_sampler_is_accepting())
         return;
-    if (event & RUBY_INTERNAL_THREAD_EVENT_READY)
+    if (event & RUBY_INTERNAL_THREAD_EVENT_READY) {
         on_ready(data->thread);
-    else if (event & RUBY_INTERNAL_THREAD_EVENT_SUSPENDED)
+    } else if (event & RUBY_INTERNAL_THREAD_EVENT_SUSPENDED) {
         on_suspended(data->thread);
-    else if ((event & RUBY_INTERNAL_THREAD_EVENT_RESUMED) && in_main_ractor())
+    } else if ((event & RUBY_INTERNAL_THREAD_EVENT_RESUMED) && in_main_ractor()) {
+        rp_gvl_holder_resumed(data->thread);
         on_resumed();
+    }
 }
 
 /* --- GC ------------------------------------------------------------------ */
@@ -165,6 +168,8 @@ static void on_gc_event(rb_event_flag_t event, VALUE data, VALUE self, ID mid, V
     (void)self;
     (void)mid;
     (void)klass;
+    if (event == RUBY_INTERNAL_EVENT_GC_ENTER)
+        rp_gvl_holder_gc_barrier();
     if (!rp_sampler_is_accepting())
         return;
     switch (event) {
@@ -205,6 +210,7 @@ void rp_gvl_gc_start(rp_mode mode)
 {
     tracking_mode = mode;
     main_thread = rb_thread_main();
+    rp_gvl_holder_start();
     gc.phase = GC_IDLE;
     gc.in_gc = false;
     /* cpu mode only needs RESUMED: nothing is measured while off the GVL */
@@ -227,6 +233,7 @@ void rp_gvl_gc_start(rp_mode mode)
 
 void rp_gvl_gc_stop(void)
 {
+    rp_gvl_holder_stop();
     if (gvl_hook) {
         rb_internal_thread_remove_event_hook(gvl_hook);
         gvl_hook = NULL;

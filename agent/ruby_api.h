@@ -53,5 +53,6 @@
 #pragma weak ruby_thread_has_gvl_p
 #pragma weak ruby_native_thread_p
 #pragma weak ruby_version
+#pragma weak ruby_api_version
 
 #endif

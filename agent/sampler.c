@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
+#include "gvl_holder.h"
 #include "log.h"
 #include "ruby_api.h"
 #include "sample_buf.h"
@@ -117,12 +118,14 @@ int rp_sampler_init(rp_mode mode, int frequency)
     sample_mode = mode;
     min_charge_ns = 500000000 / frequency;
     sample_clock = mode == RP_MODE_CPU ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
-    if (job_handle == POSTPONED_JOB_HANDLE_INVALID)
-        job_handle = rb_postponed_job_preregister(0, sample_job, NULL);
+    if (job_handle != POSTPONED_JOB_HANDLE_INVALID)
+        return 0;
+    job_handle = rb_postponed_job_preregister(0, sample_job, NULL);
     if (job_handle == POSTPONED_JOB_HANDLE_INVALID) {
         rp_log("cannot profile: Ruby refused to register the sampling job");
         return -1;
     }
+    rp_gvl_holder_init(job_handle);
     return 0;
 }
 
@@ -142,11 +145,14 @@ void rp_sampler_end(void)
     atomic_store(&accepting, false);
 }
 
-/* Signal handler or worker thread: async-signal-safe. */
+/* Signal handler or worker thread: async-signal-safe. Ruby interrupts
+ * the thread it believes is running, which can be a thread still waiting
+ * for the GVL (see gvl_holder.h); the holder is interrupted too. */
 void rp_sampler_trigger(void)
 {
     atomic_fetch_add_explicit(&trigger_count, 1, memory_order_relaxed);
     rb_postponed_job_trigger(job_handle);
+    rp_gvl_holder_interrupt();
 }
 
 rp_sampler_stats rp_sampler_stats_get(void)

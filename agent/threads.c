@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "gvl_holder.h"
 #include "log.h"
 
 static rb_internal_thread_specific_key_t thread_key;
@@ -21,12 +22,13 @@ static uint32_t next_thread_seq = 1;
 static size_t records_allocated;
 
 /* EXITED hook — runs on the exiting thread WITHOUT the GVL. Touches only the
- * thread's own record and the atomic free list. */
+ * thread's own record, the atomic free list, and gvl_holder's lock. */
 static void on_thread_exited(rb_event_flag_t event, const rb_internal_thread_event_data_t *data,
                              void *user_data)
 {
     (void)event;
     (void)user_data;
+    rp_gvl_holder_exited(data->thread);
     rp_thread *t = rb_internal_thread_specific_get(data->thread, thread_key);
     if (!t)
         return;
