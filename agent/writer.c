@@ -28,23 +28,56 @@ static uint32_t intern_value(rp_profile *p, VALUE str, const char *fallback)
     return rp_profile_string(p, RSTRING_PTR(str), (size_t)RSTRING_LEN(str));
 }
 
-/* Frame id of the agent → frame id of the profile. */
-static uint32_t *resolve_frames(rp_profile *p, const rp_aggregate *agg)
+/* Prism's compiler evaluates each negative integer literal of the code it
+ * compiles by calling Integer#-@ (prism_compile.c, parse_integer_value).
+ * Compiling is C code without safepoints, so ticks that arrive while a file
+ * is compiled are served at the first safepoint after them: the return of
+ * such a call. That sample's weight is the compiler's work, done by the C
+ * method that compiles (require, load, eval ...), which is the frame below:
+ * the call is left out of the stack. Ruby code calling -@ has a Ruby frame
+ * below it and keeps it. */
+#define COMPILER_CALL_PATH "<internal:numeric>"
+#define COMPILER_CALL_LABEL "Integer#-@"
+
+static bool value_is(VALUE str, const char *s)
 {
+    return RB_TYPE_P(str, T_STRING) && (size_t)RSTRING_LEN(str) == strlen(s) &&
+           memcmp(RSTRING_PTR(str), s, strlen(s)) == 0;
+}
+
+/* Frame id of the agent → frame id of the profile; *compiler_call is the
+ * profile's id of Integer#-@, or RP_IDX_NONE. */
+static uint32_t *resolve_frames(rp_profile *p, const rp_aggregate *agg, uint32_t *compiler_call)
+{
+    *compiler_call = RP_IDX_NONE;
     uint32_t *map = calloc(agg->frame_count ? agg->frame_count : 1, sizeof(uint32_t));
     if (!map)
         return NULL;
     for (size_t i = 0; i < agg->frame_count; i++) {
         VALUE frame = agg->frames[i];
-        uint32_t path = intern_value(p, rb_profile_frame_path(frame), RP_C_METHOD_PATH);
-        uint32_t label = intern_value(p, rb_profile_frame_full_label(frame), "");
+        VALUE path_str = rb_profile_frame_path(frame), label_str = rb_profile_frame_full_label(frame);
+        uint32_t path = intern_value(p, path_str, RP_C_METHOD_PATH);
+        uint32_t label = intern_value(p, label_str, "");
         map[i] = rp_profile_frame(p, path, label);
         if (map[i] == RP_IDX_NONE) {
             free(map);
             return NULL;
         }
+        if (value_is(path_str, COMPILER_CALL_PATH) && value_is(label_str, COMPILER_CALL_LABEL))
+            *compiler_call = map[i];
     }
     return map;
+}
+
+/* How many leaf frames of a stack (profile frame ids, leaf first) to leave
+ * out: 1 when the leaf is the compiler's call of Integer#-@. */
+static uint32_t compiler_frames(const rp_profile *p, const uint32_t *ids, uint32_t depth,
+                                uint32_t compiler_call, uint32_t c_method_path)
+{
+    return compiler_call != RP_IDX_NONE && depth > 1 && ids[0] == compiler_call &&
+                   p->frames[ids[1]].path == c_method_path
+               ? 1
+               : 0;
 }
 
 /* Label set of each VM state, with %pid added in fork children. */
@@ -75,9 +108,10 @@ static int compose_label_sets(rp_profile *p, bool label_pid, uint32_t out[RP_VM_
 }
 
 static int copy_samples(rp_profile *p, const rp_aggregate *agg, const uint32_t *frame_map,
-                        const uint32_t label_sets[RP_VM_STATE_COUNT])
+                        uint32_t compiler_call, const uint32_t label_sets[RP_VM_STATE_COUNT])
 {
     uint32_t ids[RP_STACK_MAX];
+    uint32_t c_method_path = rp_profile_cstring(p, RP_C_METHOD_PATH);
     uint32_t *stack_map = calloc(agg->stacks.count ? agg->stacks.count : 1, sizeof(uint32_t));
     if (!stack_map)
         return -1;
@@ -86,7 +120,8 @@ static int copy_samples(rp_profile *p, const rp_aggregate *agg, const uint32_t *
         const uint32_t *frames = rp_stack_table_get(&agg->stacks, (uint32_t)s, &depth);
         for (uint32_t d = 0; d < depth; d++)
             ids[d] = frame_map[frames[d]];
-        stack_map[s] = rp_profile_stack(p, ids, depth);
+        uint32_t skip = compiler_frames(p, ids, depth, compiler_call, c_method_path);
+        stack_map[s] = rp_profile_stack(p, ids + skip, depth - skip);
         if (stack_map[s] == RP_IDX_NONE) {
             free(stack_map);
             return -1;
@@ -131,9 +166,10 @@ int rp_writer_build(const rp_write_request *req, rp_profile *p)
         rp_log("cannot write profile: out of memory");
         return -1;
     }
-    uint32_t *frame_map = resolve_frames(p, agg);
+    uint32_t compiler_call;
+    uint32_t *frame_map = resolve_frames(p, agg, &compiler_call);
     int rc = frame_map && compose_label_sets(p, req->label_pid, label_sets) == 0 &&
-                     copy_samples(p, agg, frame_map, label_sets) == 0
+                     copy_samples(p, agg, frame_map, compiler_call, label_sets) == 0
                  ? 0
                  : -1;
     free(frame_map);
