@@ -123,7 +123,7 @@ static void start_agent(void)
         rp_log("this Ruby's thread structures are not the ones rperf knows (Ruby 3.4's); "
                "a thread that starts running while another thread is starting may go "
                "unsampled until its first GVL switch");
-    if (rp_sample_buf_init() != 0 || rp_aggregator_init(cfg.aggregate) != 0) {
+    if (rp_sample_buf_init(cfg.lines) != 0 || rp_aggregator_init(cfg.aggregate) != 0) {
         rp_log("cannot profile: out of memory");
         return;
     }

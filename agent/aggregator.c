@@ -19,7 +19,7 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static rp_aggregate tables;
-static size_t frames_cap;
+static size_t frames_cap, lines_cap;
 static rp_idxset frame_index;
 static VALUE mark_object = Qnil;
 
@@ -42,7 +42,7 @@ static const rb_data_type_t mark_type = {
 int rp_aggregator_init(bool aggregate)
 {
     memset(&tables, 0, sizeof(tables));
-    frames_cap = 0;
+    frames_cap = lines_cap = 0;
     rp_idxset_init(&frame_index);
     rp_stack_table_init(&tables.stacks);
     rp_sample_table_init(&tables.samples, aggregate);
@@ -55,35 +55,54 @@ int rp_aggregator_init(bool aggregate)
 
 struct frame_key {
     VALUE value;
+    uint32_t line;
 };
 
 static bool frame_equals(const void *ctx, uint32_t index)
 {
-    return tables.frames[index] == ((const struct frame_key *)ctx)->value;
+    const struct frame_key *k = ctx;
+    return tables.frames[index] == k->value && tables.lines[index] == k->line;
 }
 
-static uint32_t frame_id(VALUE v)
+static int reserve_frame(void)
 {
-    uint64_t hash = rp_hash_mix64((uint64_t)v);
-    struct frame_key key = {v};
+    return RP_VEC_RESERVE(tables.frames, frames_cap, tables.frame_count + 1) != 0 ||
+                   RP_VEC_RESERVE(tables.lines, lines_cap, tables.frame_count + 1) != 0
+               ? -1
+               : 0;
+}
+
+static uint32_t frame_id(VALUE v, uint32_t line)
+{
+    uint64_t hash = rp_hash_combine(rp_hash_mix64((uint64_t)v), line);
+    struct frame_key key = {v, line};
     uint32_t id = rp_idxset_find(&frame_index, hash, frame_equals, &key);
     if (id != RP_IDX_NONE)
         return id;
-    if (RP_VEC_RESERVE(tables.frames, frames_cap, tables.frame_count + 1) != 0)
+    if (reserve_frame() != 0)
         return RP_IDX_NONE;
     id = (uint32_t)tables.frame_count;
     if (rp_idxset_insert(&frame_index, hash, id) != 0)
         return RP_IDX_NONE;
     tables.frames[id] = v;
+    tables.lines[id] = line;
     tables.frame_count++;
     return id;
+}
+
+/* The line of captured frame `i`: 0 when lines are not recorded (and for
+ * frames Ruby gives no line: C methods, a JIT frame's top). */
+static uint32_t line_of(const rp_sample_buf *buf, uint32_t i)
+{
+    return buf->has_lines && buf->lines[i] > 0 ? (uint32_t)buf->lines[i] : 0;
 }
 
 static bool fold_sample(const rp_sample_buf *buf, const rp_buffered_sample *s)
 {
     uint32_t ids[RP_STACK_MAX];
     for (uint32_t d = 0; d < s->depth; d++) {
-        ids[d] = frame_id(buf->frames[s->frame_offset + d]);
+        uint32_t i = s->frame_offset + d;
+        ids[d] = frame_id(buf->frames[i], line_of(buf, i));
         if (ids[d] == RP_IDX_NONE)
             return false;
     }
@@ -115,11 +134,12 @@ void rp_aggregator_clear(void)
     pthread_mutex_lock(&lock);
     bool aggregate = tables.samples.aggregate;
     free(tables.frames);
+    free(tables.lines);
     rp_idxset_free(&frame_index);
     rp_stack_table_free(&tables.stacks);
     rp_sample_table_free(&tables.samples);
     memset(&tables, 0, sizeof(tables));
-    frames_cap = 0;
+    frames_cap = lines_cap = 0;
     rp_stack_table_init(&tables.stacks);
     rp_sample_table_init(&tables.samples, aggregate);
     pthread_mutex_unlock(&lock);

@@ -1,8 +1,8 @@
 /*
  * agent/aggregator.h — the agent's frame, stack and sample tables.
  *
- * Owns: folding captured samples into compact tables: frame VALUE → frame
- * id, interned stacks of frame ids, and (stack, thread, VM state) → summed
+ * Owns: folding captured samples into compact tables: (frame VALUE, line)
+ * → frame id, interned stacks of frame ids, and (stack, thread, VM state) → summed
  * weight (or one entry per sample in raw mode). Folding runs on the worker
  * thread without the GVL; the tables' VALUEs are kept alive and pinned by
  * a GC mark function, which takes the same lock as folding.
@@ -19,7 +19,8 @@
 #include "sample_buf.h"
 
 typedef struct rp_aggregate {
-    VALUE *frames; /* frame id → frame VALUE */
+    VALUE *frames;     /* frame id → frame VALUE */
+    uint32_t *lines;   /* frame id → line (0: lines not recorded) */
     size_t frame_count;
     rp_stack_table stacks;
     rp_sample_table samples; /* label_set field holds the rp_vm_state */

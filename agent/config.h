@@ -15,6 +15,8 @@
 #define RP_FREQUENCY_MIN 1
 #define RP_FREQUENCY_MAX 10000
 #define RP_FREQUENCY_DEFAULT 1000
+/* RPERF_LINES default: see README "Line-level profiles" for the measurement. */
+#define RP_LINES_DEFAULT false
 
 typedef struct rp_config {
     rp_mode mode;
@@ -24,6 +26,7 @@ typedef struct rp_config {
     bool inherit;
     bool quiet;
     bool verbose;
+    bool lines;       /* record the line each frame is at */
 } rp_config;
 
 /* Fills `cfg` from the environment. On an invalid value, prints one line

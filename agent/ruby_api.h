@@ -31,6 +31,7 @@
 #pragma weak rb_profile_frames
 #pragma weak rb_profile_frame_path
 #pragma weak rb_profile_frame_full_label
+#pragma weak rb_profile_frame_first_lineno
 #pragma weak rb_thread_current
 #pragma weak rb_thread_main
 #pragma weak rb_internal_thread_specific_key_create

@@ -39,7 +39,7 @@ static _Atomic fill_mark written[2];
 static _Atomic fill_mark mapped[2];
 static fill_mark asked[2];
 
-int rp_sample_buf_init(void)
+int rp_sample_buf_init(bool lines)
 {
     for (int i = 0; i < 2; i++) {
         buffers[i] = calloc(1, sizeof(rp_sample_buf));
@@ -47,6 +47,7 @@ int rp_sample_buf_init(void)
             rp_sample_buf_free();
             return -1;
         }
+        buffers[i]->has_lines = lines;
     }
     rp_sample_buf_reset();
     return 0;
@@ -119,7 +120,8 @@ rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, const rp_charge *ch
         b = buffers[active];
     }
     /* One frame more than kept, to learn whether the stack was cut. */
-    int depth = rb_profile_frames(0, RP_STACK_MAX + 1, b->frames + b->frame_count, NULL);
+    int depth = rb_profile_frames(0, RP_STACK_MAX + 1, b->frames + b->frame_count,
+                                  b->has_lines ? b->lines + b->frame_count : NULL);
     if (depth <= 0)
         return RP_CAPTURE_NO_FRAMES;
     rp_capture_result result = RP_CAPTURED;
@@ -218,7 +220,9 @@ void rp_sample_buf_prefault(void)
         fill_mark want = {min_u32(w.samples + PREFAULT_WINDOW_SAMPLES, RP_BUF_SAMPLES),
                           min_u32(w.frames + PREFAULT_WINDOW_FRAMES, RP_BUF_FRAMES)};
         bool supported = map_in(b->samples, sizeof(b->samples[0]), m.samples, want.samples) &&
-                         map_in(b->frames, sizeof(b->frames[0]), m.frames, want.frames);
+                         map_in(b->frames, sizeof(b->frames[0]), m.frames, want.frames) &&
+                         (!b->has_lines ||
+                          map_in(b->lines, sizeof(b->lines[0]), m.frames, want.frames));
         if (!supported) /* never ask again: the sampler takes its own faults */
             want = (fill_mark){RP_BUF_SAMPLES, RP_BUF_FRAMES};
         fill_mark now = {max_u32(m.samples, want.samples), max_u32(m.frames, want.frames)};

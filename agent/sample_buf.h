@@ -42,12 +42,15 @@ typedef struct rp_buffered_sample {
 typedef struct rp_sample_buf {
     uint32_t count;
     uint32_t frame_count;
+    bool has_lines; /* lines[] is filled alongside frames[] */
     rp_buffered_sample samples[RP_BUF_SAMPLES];
     VALUE frames[RP_BUF_FRAMES];
+    int lines[RP_BUF_FRAMES]; /* never touched without has_lines */
 } rp_sample_buf;
 
-/* Main thread at start: allocates both buffers. Returns 0 or -1. */
-int rp_sample_buf_init(void);
+/* Main thread at start: allocates both buffers; with `lines`, captures
+ * record the line each frame is at. Returns 0 or -1. */
+int rp_sample_buf_init(bool lines);
 void rp_sample_buf_free(void);
 
 typedef enum rp_capture_result {

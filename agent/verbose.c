@@ -17,11 +17,10 @@ static void print_top(const rp_profile *p, const char *kind, const rp_frame_weig
     size_t n = count < VERBOSE_TOP ? count : VERBOSE_TOP;
     fprintf(stderr, "[Rperf] top %zu by %s:\n", n, kind);
     for (size_t i = 0; i < n; i++) {
-        const rp_frame *f = &p->frames[rows[i].frame];
-        const char *path = rp_profile_str(p, f->path);
+        char name[RP_FRAME_NAME_MAX];
         double pct = total > 0 ? (double)rows[i].weight * 100.0 / (double)total : 0.0;
-        fprintf(stderr, "[Rperf]   %8.1fms %5.1f%%  %s%s%s%s\n", (double)rows[i].weight / 1e6, pct,
-                rp_profile_str(p, f->label), *path ? " (" : "", path, *path ? ")" : "");
+        fprintf(stderr, "[Rperf]   %8.1fms %5.1f%%  %s\n", (double)rows[i].weight / 1e6, pct,
+                rp_frame_name(p, &p->frames[rows[i].frame], name, sizeof(name)));
     }
 }
 

@@ -39,43 +39,50 @@ static uint32_t intern_value(rp_profile *p, VALUE str, const char *fallback)
 #define COMPILER_CALL_PATH "<internal:numeric>"
 #define COMPILER_CALL_LABEL "Integer#-@"
 
-static bool value_is(VALUE str, const char *s)
+/* The first line of a Ruby method or block, 0 for C methods. */
+static uint32_t first_line_of(VALUE frame)
 {
-    return RB_TYPE_P(str, T_STRING) && (size_t)RSTRING_LEN(str) == strlen(s) &&
-           memcmp(RSTRING_PTR(str), s, strlen(s)) == 0;
+    VALUE line = rb_profile_frame_first_lineno(frame);
+    return RB_INTEGER_TYPE_P(line) && FIXNUM_P(line) && FIX2LONG(line) > 0
+               ? (uint32_t)FIX2LONG(line)
+               : 0;
 }
 
-/* Frame id of the agent → frame id of the profile; *compiler_call is the
- * profile's id of Integer#-@, or RP_IDX_NONE. */
-static uint32_t *resolve_frames(rp_profile *p, const rp_aggregate *agg, uint32_t *compiler_call)
+/* Frame id of the agent → frame id of the profile. */
+static uint32_t *resolve_frames(rp_profile *p, const rp_aggregate *agg)
 {
-    *compiler_call = RP_IDX_NONE;
     uint32_t *map = calloc(agg->frame_count ? agg->frame_count : 1, sizeof(uint32_t));
     if (!map)
         return NULL;
     for (size_t i = 0; i < agg->frame_count; i++) {
         VALUE frame = agg->frames[i];
-        VALUE path_str = rb_profile_frame_path(frame), label_str = rb_profile_frame_full_label(frame);
-        uint32_t path = intern_value(p, path_str, RP_C_METHOD_PATH);
-        uint32_t label = intern_value(p, label_str, "");
-        map[i] = rp_profile_frame(p, path, label);
+        uint32_t path = intern_value(p, rb_profile_frame_path(frame), RP_C_METHOD_PATH);
+        uint32_t label = intern_value(p, rb_profile_frame_full_label(frame), "");
+        uint32_t line = agg->lines[i];
+        map[i] = rp_profile_line_frame(p, path, label, line, line ? first_line_of(frame) : 0);
         if (map[i] == RP_IDX_NONE) {
             free(map);
             return NULL;
         }
-        if (value_is(path_str, COMPILER_CALL_PATH) && value_is(label_str, COMPILER_CALL_LABEL))
-            *compiler_call = map[i];
     }
     return map;
 }
 
+/* The compiler's call, recognised by its frame and its caller's. */
+typedef struct compiler_call {
+    uint32_t path, label, c_method_path; /* string ids */
+} compiler_call;
+
 /* How many leaf frames of a stack (profile frame ids, leaf first) to leave
  * out: 1 when the leaf is the compiler's call of Integer#-@. */
-static uint32_t compiler_frames(const rp_profile *p, const uint32_t *ids, uint32_t depth,
-                                uint32_t compiler_call, uint32_t c_method_path)
+static uint32_t compiler_frames(const rp_profile *p, const compiler_call *cc, const uint32_t *ids,
+                                uint32_t depth)
 {
-    return compiler_call != RP_IDX_NONE && depth > 1 && ids[0] == compiler_call &&
-                   p->frames[ids[1]].path == c_method_path
+    if (depth < 2)
+        return 0;
+    const rp_frame *leaf = &p->frames[ids[0]], *caller = &p->frames[ids[1]];
+    return leaf->path == cc->path && leaf->label == cc->label &&
+                   caller->path == cc->c_method_path
                ? 1
                : 0;
 }
@@ -108,10 +115,12 @@ static int compose_label_sets(rp_profile *p, bool label_pid, uint32_t out[RP_VM_
 }
 
 static int copy_samples(rp_profile *p, const rp_aggregate *agg, const uint32_t *frame_map,
-                        uint32_t compiler_call, const uint32_t label_sets[RP_VM_STATE_COUNT])
+                        const uint32_t label_sets[RP_VM_STATE_COUNT])
 {
     uint32_t ids[RP_STACK_MAX];
-    uint32_t c_method_path = rp_profile_cstring(p, RP_C_METHOD_PATH);
+    compiler_call cc = {rp_profile_cstring(p, COMPILER_CALL_PATH),
+                        rp_profile_cstring(p, COMPILER_CALL_LABEL),
+                        rp_profile_cstring(p, RP_C_METHOD_PATH)};
     uint32_t *stack_map = calloc(agg->stacks.count ? agg->stacks.count : 1, sizeof(uint32_t));
     if (!stack_map)
         return -1;
@@ -120,7 +129,7 @@ static int copy_samples(rp_profile *p, const rp_aggregate *agg, const uint32_t *
         const uint32_t *frames = rp_stack_table_get(&agg->stacks, (uint32_t)s, &depth);
         for (uint32_t d = 0; d < depth; d++)
             ids[d] = frame_map[frames[d]];
-        uint32_t skip = compiler_frames(p, ids, depth, compiler_call, c_method_path);
+        uint32_t skip = compiler_frames(p, &cc, ids, depth);
         stack_map[s] = rp_profile_stack(p, ids + skip, depth - skip);
         if (stack_map[s] == RP_IDX_NONE) {
             free(stack_map);
@@ -166,10 +175,9 @@ int rp_writer_build(const rp_write_request *req, rp_profile *p)
         rp_log("cannot write profile: out of memory");
         return -1;
     }
-    uint32_t compiler_call;
-    uint32_t *frame_map = resolve_frames(p, agg, &compiler_call);
+    uint32_t *frame_map = resolve_frames(p, agg);
     int rc = frame_map && compose_label_sets(p, req->label_pid, label_sets) == 0 &&
-                     copy_samples(p, agg, frame_map, compiler_call, label_sets) == 0
+                     copy_samples(p, agg, frame_map, label_sets) == 0
                  ? 0
                  : -1;
     free(frame_map);

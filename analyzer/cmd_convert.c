@@ -7,6 +7,7 @@
  * common/profile_write.c.
  */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "commands.h"
@@ -24,8 +25,10 @@ int cmd_convert(int argc, char **argv)
         {"format", required_argument, NULL, 'F'},
         {"output", required_argument, NULL, 'o'},
         {"top", required_argument, NULL, 't'},
+        {"lines", no_argument, NULL, 'l'},
         {NULL, 0, NULL, 0},
     };
+    bool lines = false;
     rp_format format = RP_FORMAT_NONE;
     const char *output = NULL;
     int top = RP_REPORT_TOP_DEFAULT, c;
@@ -42,6 +45,7 @@ int cmd_convert(int argc, char **argv)
                 return rp_usage_error("convert: unknown format '%s' (pprof, collapsed, text, json)", optarg);
             break;
         case 'o': output = optarg; break;
+        case 'l': lines = true; break;
         case 't':
             if (rp_parse_count_option("--top", optarg, &top) != 0)
                 return RP_EXIT_USAGE;
@@ -58,5 +62,5 @@ int cmd_convert(int argc, char **argv)
     if (optind >= argc)
         return rp_usage_error("convert: missing PATH (a session directory or profile file)");
 
-    return rp_output_convert(argv + optind, argc - optind, format, output, top);
+    return rp_output_convert(argv + optind, argc - optind, format, output, top, lines);
 }

@@ -35,7 +35,7 @@ int cmd_stat(int argc, char **argv)
         return rp_usage_error("stat: missing PATH (a session directory or profile file)");
 
     rp_profile profile;
-    int rc = rp_load_paths(argv + optind, argc - optind, &profile);
+    int rc = rp_load_paths(argv + optind, argc - optind, false, &profile);
     if (rc == 0) {
         rp_out *out = rp_out_stream(stdout, false);
         if (!out || rp_stat_write(&profile, out, with_report) != 0) {

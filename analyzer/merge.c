@@ -41,13 +41,16 @@ static int map_strings(rp_profile *dst, const rp_profile *src, struct id_maps *m
     return 0;
 }
 
-static int map_frames(rp_profile *dst, const rp_profile *src, struct id_maps *m)
+/* Without `keep_lines`, the frames of one method at different lines become
+ * one frame (the method's first line stays known). */
+static int map_frames(rp_profile *dst, const rp_profile *src, bool keep_lines, struct id_maps *m)
 {
     if (!(m->frames = alloc_map(src->frame_count)))
         return -1;
     for (size_t i = 0; i < src->frame_count; i++) {
         const rp_frame *f = &src->frames[i];
-        m->frames[i] = rp_profile_frame(dst, m->strings[f->path], m->strings[f->label]);
+        m->frames[i] = rp_profile_line_frame(dst, m->strings[f->path], m->strings[f->label],
+                                             keep_lines ? f->line : 0, f->start_line);
         if (m->frames[i] == RP_IDX_NONE)
             return -1;
     }
@@ -176,12 +179,12 @@ static int merge_samples(rp_profile *dst, const rp_profile *src, const struct id
     return 0;
 }
 
-int rp_merge_into(rp_profile *dst, const rp_profile *src, size_t merged_before,
+int rp_merge_into(rp_profile *dst, const rp_profile *src, size_t merged_before, bool keep_lines,
                   char err[RP_MERGE_ERROR_MAX])
 {
     struct id_maps m = {0};
     int rc = -1;
-    if (map_strings(dst, src, &m) != 0 || map_frames(dst, src, &m) != 0 ||
+    if (map_strings(dst, src, &m) != 0 || map_frames(dst, src, keep_lines, &m) != 0 ||
         map_stacks(dst, src, &m) != 0 || map_label_sets(dst, src, &m) != 0 ||
         merge_meta(&dst->meta, &src->meta, merged_before, &m) != 0)
         snprintf(err, RP_MERGE_ERROR_MAX, "out of memory");

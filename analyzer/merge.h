@@ -14,9 +14,10 @@
 #define RP_MERGE_ERROR_MAX 256
 
 /* Adds `src` to `dst`; `merged_before` says how many profiles dst already
- * holds (0 for the first). Returns 0, or -1 with a message in err (dst may
+ * holds (0 for the first). With `keep_lines` a frame stays one per line as
+ * read; without, the lines of one method become one frame. Returns 0, or -1 with a message in err (dst may
  * then hold part of src and should be discarded). */
-int rp_merge_into(rp_profile *dst, const rp_profile *src, size_t merged_before,
+int rp_merge_into(rp_profile *dst, const rp_profile *src, size_t merged_before, bool keep_lines,
                   char err[RP_MERGE_ERROR_MAX]);
 
 #endif

@@ -139,10 +139,14 @@ int rp_output_write(const rp_profile *p, rp_format format, const char *path, int
     return path ? write_file(p, format, path, top) : write_stdout(p, format, top);
 }
 
-int rp_output_convert(char *const *paths, int count, rp_format format, const char *path, int top)
+int rp_output_convert(char *const *paths, int count, rp_format format, const char *path, int top,
+                      bool lines)
 {
+    /* pprof and json keep every line they are given: they are data for
+     * other tools, which choose their own granularity. */
+    bool keep_lines = lines || format == RP_FORMAT_PPROF || format == RP_FORMAT_JSON;
     rp_profile profile;
-    int rc = rp_load_paths(paths, count, &profile);
+    int rc = rp_load_paths(paths, count, keep_lines, &profile);
     if (rc == 0)
         rc = rp_output_write(&profile, format, path, top);
     rp_profile_free(&profile);

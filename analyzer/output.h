@@ -10,6 +10,8 @@
 #ifndef RPERF_ANALYZER_OUTPUT_H
 #define RPERF_ANALYZER_OUTPUT_H
 
+#include <stdbool.h>
+
 #include "../common/profile.h"
 
 typedef enum rp_format {
@@ -30,7 +32,10 @@ rp_format rp_format_from_path(const char *path);
 int rp_output_write(const rp_profile *p, rp_format format, const char *path, int top);
 
 /* A whole command: loads and merges `paths`, writes the result as
- * `format`, and returns the exit status (RP_EXIT_OK or RP_EXIT_FAILURE). */
-int rp_output_convert(char *const *paths, int count, rp_format format, const char *path, int top);
+ * `format`, and returns the exit status (RP_EXIT_OK or RP_EXIT_FAILURE).
+ * `lines`: text and collapsed output per line of code rather than per
+ * method (pprof and json always carry the lines the profile has). */
+int rp_output_convert(char *const *paths, int count, rp_format format, const char *path, int top,
+                      bool lines);
 
 #endif

@@ -10,9 +10,11 @@
 #include "pprof.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../common/schema.h"
+#include "../common/stack_table.h"
 #include "protobuf.h"
 
 /* profile.proto field numbers */
@@ -24,8 +26,9 @@ enum {
     SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
     LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3,
     LOCATION_ID = 1, LOCATION_LINE = 4,
-    LINE_FUNCTION_ID = 1,
+    LINE_FUNCTION_ID = 1, LINE_LINE = 2,
     FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
+    FUNCTION_START_LINE = 5,
 };
 
 enum extra_string { EXTRA_TYPE, EXTRA_UNIT, EXTRA_THREAD_SEQ, EXTRA_C_VERSION, EXTRA_C_MODE,
@@ -99,24 +102,71 @@ static void samples(struct encoder *e)
     }
 }
 
-/* One location and one function per frame; both have id frame + 1. */
-static void locations_and_functions(struct encoder *e)
+/* A location per frame (id frame + 1) and a function per method, i.e. per
+ * (path, label): frames of one method at different lines share it. */
+struct functions {
+    rp_stack_table methods;  /* (path, label) pairs; function id = index + 1 */
+    uint32_t *of_frame;      /* frame id → method index */
+    uint32_t *start_line;    /* method index → first line, 0 if unknown */
+};
+
+static int collect_functions(const rp_profile *p, struct functions *fn)
 {
+    rp_stack_table_init(&fn->methods);
+    size_t n = p->frame_count ? p->frame_count : 1;
+    fn->of_frame = malloc(n * sizeof(uint32_t));
+    fn->start_line = calloc(n, sizeof(uint32_t));
+    if (!fn->of_frame || !fn->start_line)
+        return -1;
+    for (size_t i = 0; i < p->frame_count; i++) {
+        const rp_frame *f = &p->frames[i];
+        uint32_t key[2] = {f->path, f->label};
+        uint32_t m = rp_stack_table_intern(&fn->methods, key, 2);
+        if (m == RP_IDX_NONE)
+            return -1;
+        fn->of_frame[i] = m;
+        if (!fn->start_line[m])
+            fn->start_line[m] = f->start_line;
+    }
+    return 0;
+}
+
+static void free_functions(struct functions *fn)
+{
+    rp_stack_table_free(&fn->methods);
+    free(fn->of_frame);
+    free(fn->start_line);
+}
+
+static int locations_and_functions(struct encoder *e)
+{
+    struct functions fn;
+    if (collect_functions(e->p, &fn) != 0) {
+        free_functions(&fn);
+        return -1;
+    }
     for (size_t i = 0; i < e->p->frame_count; i++) {
         rp_pb_uint(&e->msg, LOCATION_ID, i + 1);
         rp_pb_clear(&e->sub);
-        rp_pb_uint(&e->sub, LINE_FUNCTION_ID, i + 1);
+        rp_pb_uint(&e->sub, LINE_FUNCTION_ID, (uint64_t)fn.of_frame[i] + 1);
+        if (e->p->frames[i].line)
+            rp_pb_int(&e->sub, LINE_LINE, e->p->frames[i].line);
         rp_pb_bytes(&e->msg, LOCATION_LINE, e->sub.data, e->sub.len);
         emit(e, PROFILE_LOCATION);
     }
-    for (size_t i = 0; i < e->p->frame_count; i++) {
-        const rp_frame *f = &e->p->frames[i];
-        rp_pb_uint(&e->msg, FUNCTION_ID, i + 1);
-        rp_pb_uint(&e->msg, FUNCTION_NAME, str_id(f->label));
-        rp_pb_uint(&e->msg, FUNCTION_SYSTEM_NAME, str_id(f->label));
-        rp_pb_uint(&e->msg, FUNCTION_FILENAME, str_id(f->path));
+    for (size_t m = 0; m < fn.methods.count; m++) {
+        uint32_t two;
+        const uint32_t *method = rp_stack_table_get(&fn.methods, (uint32_t)m, &two);
+        rp_pb_uint(&e->msg, FUNCTION_ID, m + 1);
+        rp_pb_uint(&e->msg, FUNCTION_NAME, str_id(method[1]));
+        rp_pb_uint(&e->msg, FUNCTION_SYSTEM_NAME, str_id(method[1]));
+        rp_pb_uint(&e->msg, FUNCTION_FILENAME, str_id(method[0]));
+        if (fn.start_line[m])
+            rp_pb_int(&e->msg, FUNCTION_START_LINE, fn.start_line[m]);
         emit(e, PROFILE_FUNCTION);
     }
+    free_functions(&fn);
+    return 0;
 }
 
 /* Each string is one string_table field holding its raw bytes. */
@@ -166,7 +216,8 @@ int rp_pprof_write(const rp_profile *p, rp_out *out)
     prepare_extras(&e);
     value_type(&e, PROFILE_SAMPLE_TYPE);
     samples(&e);
-    locations_and_functions(&e);
+    if (locations_and_functions(&e) != 0)
+        e.failed = true;
     string_table(&e);
     scalar(&e, PROFILE_TIME_NANOS, p->meta.start_time_ns);
     scalar(&e, PROFILE_DURATION_NANOS, p->meta.duration_ns);

@@ -8,18 +8,13 @@
 #include "../common/flatcum.h"
 #include "../common/numfmt.h"
 
-/* One row: "  <ms> ms <pct>%  label (path)". */
+/* One row: "  <ms> ms <pct>%  label (path)", or "(path:line)". */
 static void write_row(rp_out *out, const rp_profile *p, const rp_frame_weight *fw, int64_t total)
 {
-    char ms[RP_NUMFMT_MAX];
-    const rp_frame *f = &p->frames[fw->frame];
+    char ms[RP_NUMFMT_MAX], name[RP_FRAME_NAME_MAX];
     double pct = total > 0 ? (double)fw->weight * 100.0 / (double)total : 0.0;
-    const char *path = rp_profile_str(p, f->path);
-    rp_out_printf(out, "  %14s ms %5.1f%%  %s", rp_fmt_ms(fw->weight, ms), pct,
-                  rp_profile_str(p, f->label));
-    if (*path)
-        rp_out_printf(out, " (%s)", path);
-    rp_out_write(out, "\n", 1);
+    rp_out_printf(out, "  %14s ms %5.1f%%  %s\n", rp_fmt_ms(fw->weight, ms), pct,
+                  rp_frame_name(p, &p->frames[fw->frame], name, sizeof(name)));
 }
 
 static void write_table(rp_out *out, const rp_profile *p, const char *title,

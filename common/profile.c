@@ -4,6 +4,7 @@
 #include "profile.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +77,18 @@ const char *rp_profile_str(const rp_profile *p, uint32_t id)
     return rp_strtab_get(&p->strings, id, NULL);
 }
 
+const char *rp_frame_name(const rp_profile *p, const rp_frame *f, char *buf, size_t size)
+{
+    const char *label = rp_profile_str(p, f->label), *path = rp_profile_str(p, f->path);
+    if (!*path)
+        snprintf(buf, size, "%s", label);
+    else if (f->line)
+        snprintf(buf, size, "%s (%s:%u)", label, path, f->line);
+    else
+        snprintf(buf, size, "%s (%s)", label, path);
+    return buf;
+}
+
 const char *rp_mode_name(rp_mode mode)
 {
     return mode == RP_MODE_WALL ? "wall" : "cpu";
@@ -92,18 +105,27 @@ static bool frame_equals(const void *ctx, uint32_t index)
 {
     const struct frame_key *k = ctx;
     const rp_frame *f = &k->p->frames[index];
-    return f->path == k->frame.path && f->label == k->frame.label;
+    return f->path == k->frame.path && f->label == k->frame.label && f->line == k->frame.line;
 }
 
 uint32_t rp_profile_frame(rp_profile *p, uint32_t path, uint32_t label)
 {
+    return rp_profile_line_frame(p, path, label, 0, 0);
+}
+
+uint32_t rp_profile_line_frame(rp_profile *p, uint32_t path, uint32_t label, uint32_t line,
+                               uint32_t start_line)
+{
     if (path == RP_IDX_NONE || label == RP_IDX_NONE)
         return RP_IDX_NONE;
-    uint64_t hash = rp_hash_combine(rp_hash_mix64(path), label);
-    struct frame_key key = {p, {path, label}};
+    uint64_t hash = rp_hash_combine(rp_hash_combine(rp_hash_mix64(path), label), line);
+    struct frame_key key = {p, {path, label, line, start_line}};
     uint32_t found = rp_idxset_find(&p->frame_index, hash, frame_equals, &key);
-    if (found != RP_IDX_NONE)
+    if (found != RP_IDX_NONE) {
+        if (p->frames[found].start_line == 0)
+            p->frames[found].start_line = start_line;
         return found;
+    }
     if (p->frame_count >= RP_IDX_NONE - 1 ||
         RP_VEC_RESERVE(p->frames, p->frames_cap, p->frame_count + 1) != 0)
         return RP_IDX_NONE;

@@ -22,8 +22,10 @@
 typedef enum rp_mode { RP_MODE_CPU = 0, RP_MODE_WALL = 1 } rp_mode;
 
 typedef struct rp_frame {
-    uint32_t path;  /* string id; "<C method>" for C functions */
-    uint32_t label; /* string id, e.g. "Object#fibonacci" */
+    uint32_t path;       /* string id; "<C method>" for C functions */
+    uint32_t label;      /* string id, e.g. "Object#fibonacci" */
+    uint32_t line;       /* line being run, or 0 (not recorded, C methods) */
+    uint32_t start_line; /* first line of the method, or 0 (unknown) */
 } rp_frame;
 
 typedef struct rp_label {
@@ -106,10 +108,21 @@ void rp_profile_free(rp_profile *p);
 /* Interning helpers; each returns an id or RP_IDX_NONE when out of memory. */
 uint32_t rp_profile_string(rp_profile *p, const char *s, size_t len);
 uint32_t rp_profile_cstring(rp_profile *p, const char *s);
+/* A method-level frame (no line). */
 uint32_t rp_profile_frame(rp_profile *p, uint32_t path, uint32_t label);
+/* A frame at `line` (0: none) of a method starting at `start_line` (0:
+ * unknown). Frames are one per (path, label, line); the first non-zero
+ * start line given for a frame is kept. */
+uint32_t rp_profile_line_frame(rp_profile *p, uint32_t path, uint32_t label, uint32_t line,
+                               uint32_t start_line);
 uint32_t rp_profile_stack(rp_profile *p, const uint32_t *frame_ids, uint32_t depth);
 /* Label set from `count` pairs; the order of keys does not matter. */
 uint32_t rp_profile_label_set(rp_profile *p, const rp_label *pairs, uint32_t count);
+
+/* "label (path)", "label (path:line)" when the frame has a line, "label"
+ * when the path is empty; cut to fit `size`. Returns `buf`. */
+#define RP_FRAME_NAME_MAX 4096
+const char *rp_frame_name(const rp_profile *p, const rp_frame *f, char *buf, size_t size);
 
 /* Convenience accessors. */
 const char *rp_profile_str(const rp_profile *p, uint32_t id);

@@ -304,13 +304,31 @@ static int read_label_sets(struct doc *d, rp_jtok tok)
 
 static int frame_error(struct doc *d, rp_jtok tok, size_t si, size_t fi)
 {
-    char message[96];
-    snprintf(message, sizeof(message), "sample %zu, frame %zu: expected [path, label] strings", si,
-             fi);
+    char message[128];
+    snprintf(message, sizeof(message),
+             "sample %zu, frame %zu: expected [path, label] strings, then optionally the line "
+             "and the method's first line",
+             si, fi);
     return shape_error(d, tok, message);
 }
 
-/* [path, label] — further elements are allowed and ignored. */
+/* The optional line numbers after path and label: a non-negative integer
+ * that fits 32 bits, or the end of the frame. Returns 1 when one was read
+ * into *line, 0 at the end of the frame, -1 on a bad element. */
+static int read_frame_line(struct doc *d, rp_jtok *tok, uint32_t *line)
+{
+    *tok = rp_jr_next(&d->jr);
+    if (*tok == RP_JT_END_ARRAY)
+        return 0;
+    int64_t v;
+    if (*tok != RP_JT_NUMBER || !rp_jr_int(&d->jr, &v) || v < 0 || v > UINT32_MAX)
+        return -1;
+    *line = (uint32_t)v;
+    return 1;
+}
+
+/* [path, label], [path, label, line] or [path, label, line, first_line]
+ * (see the format in README); further elements are allowed and ignored. */
 static int read_frame(struct doc *d, rp_jtok tok, size_t si, size_t fi, uint32_t *id)
 {
     if (tok != RP_JT_BEGIN_ARRAY || (tok = rp_jr_next(&d->jr)) != RP_JT_STRING)
@@ -319,10 +337,17 @@ static int read_frame(struct doc *d, rp_jtok tok, size_t si, size_t fi, uint32_t
     if ((tok = rp_jr_next(&d->jr)) != RP_JT_STRING)
         return frame_error(d, tok, si, fi);
     uint32_t label = rp_profile_string(d->p, d->jr.str, d->jr.str_len);
-    while ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY)
-        if (!rp_jr_skip(&d->jr, tok))
-            return frame_error(d, RP_JT_ERROR, si, fi);
-    *id = rp_profile_frame(d->p, path, label);
+    uint32_t line = 0, start_line = 0;
+    int more = read_frame_line(d, &tok, &line);
+    if (more > 0)
+        more = read_frame_line(d, &tok, &start_line);
+    if (more < 0)
+        return frame_error(d, tok, si, fi);
+    if (more > 0)
+        while ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY)
+            if (!rp_jr_skip(&d->jr, tok))
+                return frame_error(d, RP_JT_ERROR, si, fi);
+    *id = rp_profile_line_frame(d->p, path, label, line, start_line);
     return *id == RP_IDX_NONE ? out_of_memory(d) : 0;
 }
 

@@ -95,6 +95,11 @@ static void write_samples(rp_json *j, const rp_profile *p)
             rp_json_begin_array(j);
             write_string_id(j, p, f->path);
             write_string_id(j, p, f->label);
+            if (f->line) {
+                rp_json_int(j, f->line);
+                if (f->start_line)
+                    rp_json_int(j, f->start_line);
+            }
             rp_json_end_array(j);
         }
         rp_json_end_array(j);

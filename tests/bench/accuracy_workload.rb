@@ -1,11 +1,20 @@
 # tests/bench/accuracy_workload.rb — the profiled side of the accuracy
-# benchmark. Runs methods of known cost and writes what each really took
-# (thread CPU time in cpu mode, wall time in wall mode) as JSON.
+# benchmark. Each thread runs a plan of calls of known cost and the
+# workload writes what each method really took (thread CPU time in cpu
+# mode; in wall mode its wall time, waits for the GVL included) as JSON.
 #
-#   ruby -r ./workload.so accuracy_workload.rb MODE THREADS ROUNDS OUT.json
+#   ruby -r ./workload.so accuracy_workload.rb MODE THREADS SCENARIO SEED OUT.json
+#
+# Scenarios (every thread gets its own plan, drawn from SEED):
+#   fixed       10 rounds of Ruby busy-wait 50 ms, C busy-wait 40 ms holding
+#               the GVL, C sleep 30 ms holding the GVL, C sleep 20 ms without
+#   c-first     12 calls of 10-70 ms in random order, the first a C call
+#               that holds the GVL (busy-wait or sleep)
+#   ruby-first  the same, the first a Ruby busy-wait
+#   random      12 calls of 10-70 ms in random order
 require "json"
 
-mode, threads, rounds, out = ARGV[0], Integer(ARGV[1]), Integer(ARGV[2]), ARGV[3]
+mode, threads, scenario, seed, out = ARGV[0], Integer(ARGV[1]), ARGV[2], Integer(ARGV[3]), ARGV[4]
 CLOCK = mode == "cpu" ? Process::CLOCK_THREAD_CPUTIME_ID : Process::CLOCK_MONOTONIC
 
 def ruby_busy(ms)
@@ -13,25 +22,37 @@ def ruby_busy(ms)
   nil while Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) < until_t
 end
 
-# [profile label, callable, ms per call]
-STEPS = [
-  ["Object#ruby_busy", ->(ms) { ruby_busy(ms) }, 50],
-  ["RperfBench.c_busy", ->(ms) { RperfBench.c_busy(ms) }, 40],
-  ["RperfBench.c_sleep_gvl", ->(ms) { RperfBench.c_sleep_gvl(ms) }, 30],
-  ["RperfBench.c_sleep_nogvl", ->(ms) { RperfBench.c_sleep_nogvl(ms) }, 20],
-]
+# profile label => callable taking milliseconds
+METHODS = {
+  "Object#ruby_busy" => ->(ms) { ruby_busy(ms) },
+  "RperfBench.c_busy" => ->(ms) { RperfBench.c_busy(ms) },
+  "RperfBench.c_sleep_gvl" => ->(ms) { RperfBench.c_sleep_gvl(ms) },
+  "RperfBench.c_sleep_nogvl" => ->(ms) { RperfBench.c_sleep_nogvl(ms) },
+}
+FIXED_ROUND = [["Object#ruby_busy", 50], ["RperfBench.c_busy", 40],
+               ["RperfBench.c_sleep_gvl", 30], ["RperfBench.c_sleep_nogvl", 20]]
+FIRST_CHOICES = {
+  "c-first" => ["RperfBench.c_busy", "RperfBench.c_sleep_gvl"],
+  "ruby-first" => ["Object#ruby_busy"],
+  "random" => METHODS.keys,
+}
 
-def measure(truth, label)
-  t0 = Process.clock_gettime(CLOCK, :nanosecond)
-  yield
-  truth[label] += Process.clock_gettime(CLOCK, :nanosecond) - t0
+def plan_for(scenario, rng)
+  return FIXED_ROUND * 10 if scenario == "fixed"
+  first = FIRST_CHOICES.fetch(scenario) { abort "unknown scenario #{scenario}" }
+  calls = [first.sample(random: rng)] + Array.new(11) { METHODS.keys.sample(random: rng) }
+  calls.map { |m| [m, 10 + rng.rand(61)] }
 end
 
+rng = Random.new(seed)
+plans = Array.new(threads) { plan_for(scenario, rng) }
 truths = Array.new(threads) { Hash.new(0) }
-workers = threads.times.map do |i|
+workers = plans.each_with_index.map do |plan, i|
   Thread.new do
-    rounds.times do
-      STEPS.each { |label, fn, ms| measure(truths[i], label) { fn.call(ms) } }
+    plan.each do |method, ms|
+      t0 = Process.clock_gettime(CLOCK, :nanosecond)
+      METHODS[method].call(ms)
+      truths[i][method] += Process.clock_gettime(CLOCK, :nanosecond) - t0
     end
   end
 end

@@ -10,6 +10,9 @@
 #                                                 LABEL ("-" for any) and whose label
 #                                                 set has K=V ("-" for none)
 #   ruby profile_check.rb field FILE KEY          a top-level value
+#   ruby profile_check.rb leaf_line FILE LABEL LINE  total ns of samples whose leaf frame
+#                                                 is LABEL at LINE (RPERF_LINES=1)
+#   ruby profile_check.rb lines FILE              how many frames carry a line
 require "json"
 require "zlib"
 
@@ -57,7 +60,10 @@ def check_schema(doc)
     fail!("sample #{i} has no frames") if frames.empty?
     fail!("sample #{i} is deeper than 512 frames") if frames.size > 512
     frames.each do |f|
-      fail!("sample #{i} frame #{f.inspect}") unless f.is_a?(Array) && f.size == 2 && f.all?(String)
+      # [path, label], or with RPERF_LINES=1 [path, label, line, first_line]
+      # for Ruby frames (first_line may be missing)
+      fail!("sample #{i} frame #{f.inspect}") unless f.is_a?(Array) && f.size.between?(2, 4) &&
+        f[0, 2].all?(String) && f.drop(2).all? { |n| n.is_a?(Integer) && n > 0 }
       frames_seen[f] = true
     end
   end
@@ -88,5 +94,12 @@ when "labeled"
     key == "-" ? set.empty? : set[key] == value
   }.sum { |_, w, *| w }
 when "field" then puts doc.fetch(label).to_json
+when "leaf_line"
+  line = Integer(ARGV[3])
+  puts (doc["aggregated_samples"] || doc["raw_samples"]).select { |(leaf, *), *|
+    leaf[1] == label && leaf[2] == line
+  }.sum { |_, w, *| w }
+when "lines"
+  puts (doc["aggregated_samples"] || doc["raw_samples"]).sum { |frames, *| frames.count { |f| f.size > 2 } }
 else abort "unknown check #{cmd}"
 end

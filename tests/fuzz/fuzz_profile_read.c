@@ -47,8 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rp_profile_init(&merged, true) == 0) {
         char merge_err[RP_MERGE_ERROR_MAX];
         /* twice: the second merge re-maps onto existing tables */
-        if (rp_merge_into(&merged, &one, 0, merge_err) == 0 &&
-            rp_merge_into(&merged, &one, 1, merge_err) == 0)
+        if (rp_merge_into(&merged, &one, 0, true, merge_err) == 0 &&
+            rp_merge_into(&merged, &one, 1, true, merge_err) == 0)
             encode_everything(&merged);
         rp_profile_free(&merged);
     }

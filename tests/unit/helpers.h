@@ -11,8 +11,9 @@
 #include "../../common/out.h"
 #include "../../common/profile.h"
 
-/* Adds a sample whose frames are given leaf first as "path|label" strings,
- * terminated by NULL. Label set id `ls` must exist in the profile. */
+/* Adds a sample whose frames are given leaf first as "path|label" or
+ * "path|label|line|first_line" strings, terminated by NULL. Label set id
+ * `ls` must exist in the profile. */
 static inline void add_sample(rp_profile *p, int64_t weight, uint32_t thread_seq, uint32_t ls, ...)
 {
     uint32_t ids[64];
@@ -22,9 +23,14 @@ static inline void add_sample(rp_profile *p, int64_t weight, uint32_t thread_seq
     const char *spec;
     while ((spec = va_arg(ap, const char *)) != NULL) {
         const char *bar = strchr(spec, '|');
+        const char *line_bar = strchr(bar + 1, '|');
         uint32_t path = rp_profile_string(p, spec, (size_t)(bar - spec));
-        uint32_t label = rp_profile_cstring(p, bar + 1);
-        ids[depth++] = rp_profile_frame(p, path, label);
+        size_t label_len = line_bar ? (size_t)(line_bar - bar - 1) : strlen(bar + 1);
+        uint32_t label = rp_profile_string(p, bar + 1, label_len);
+        unsigned line = 0, first_line = 0;
+        if (line_bar && sscanf(line_bar + 1, "%u|%u", &line, &first_line) < 1)
+            abort();
+        ids[depth++] = rp_profile_line_frame(p, path, label, line, first_line);
     }
     va_end(ap);
     uint32_t stack = rp_profile_stack(p, ids, depth);

@@ -16,7 +16,7 @@
 static void clear_env(void)
 {
     const char *vars[] = {"RPERF_MODE", "RPERF_FREQUENCY", "RPERF_SIGNAL", "RPERF_AGGREGATE",
-                          "RPERF_INHERIT", "RPERF_QUIET", "RPERF_VERBOSE"};
+                          "RPERF_INHERIT", "RPERF_QUIET", "RPERF_VERBOSE", "RPERF_LINES"};
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
         unsetenv(vars[i]);
 }
@@ -34,6 +34,7 @@ static void test_defaults(void **state)
     assert_true(c.inherit);
     assert_false(c.quiet);
     assert_false(c.verbose);
+    assert_int_equal(c.lines, RP_LINES_DEFAULT);
 }
 
 static void test_valid_values(void **state)
@@ -47,7 +48,9 @@ static void test_valid_values(void **state)
     setenv("RPERF_AGGREGATE", "0", 1);
     setenv("RPERF_INHERIT", "0", 1);
     setenv("RPERF_QUIET", "1", 1);
+    setenv("RPERF_LINES", "1", 1);
     assert_int_equal(rp_config_load(&c), 0);
+    assert_true(c.lines);
     assert_int_equal(c.mode, RP_MODE_WALL);
     assert_int_equal(c.frequency, 10000);
     assert_int_equal(c.timer_signal, 0);
@@ -88,6 +91,7 @@ static void test_invalid_values_are_refused(void **state)
     expect_invalid("RPERF_AGGREGATE", "yes");
     expect_invalid("RPERF_INHERIT", "2");
     expect_invalid("RPERF_VERBOSE", "on");
+    expect_invalid("RPERF_LINES", "yes");
 }
 
 int main(void)

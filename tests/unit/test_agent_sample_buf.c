@@ -25,10 +25,12 @@ static int fake_stack_depth;
 int rb_profile_frames(int start, int limit, VALUE *buff, int *lines)
 {
     (void)start;
-    (void)lines;
     int n = fake_stack_depth < limit ? fake_stack_depth : limit;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         buff[i] = (VALUE)(0x1000 + 8 * i);
+        if (lines)
+            lines[i] = 10 + i;
+    }
     return n;
 }
 
@@ -47,7 +49,7 @@ static void count_wakeup(void)
 static int setup(void **state)
 {
     (void)state;
-    assert_int_equal(rp_sample_buf_init(), 0);
+    assert_int_equal(rp_sample_buf_init(false), 0);
     rp_sample_buf_set_wakeup(count_wakeup);
     rp_sample_buf_prefault_reset();
     wakeups = 0;
@@ -87,6 +89,23 @@ static void test_capture_records_stack_and_charges(void **state)
     assert_int_equal(b->samples[1].frame_offset, 0);
     assert_int_equal(b->samples[1].thread_seq, 2);
     assert_true(b->frames[2] == (VALUE)(0x1000 + 16));
+}
+
+/* Lines are captured beside the frames only when asked for. */
+static void test_lines_are_captured_when_asked(void **state)
+{
+    (void)state;
+    rp_sample_buf *b = rp_sample_buf_active();
+    assert_false(b->has_lines);
+    assert_int_equal(capture(3, 1), RP_CAPTURED);
+    assert_int_equal(b->lines[2], 0); /* untouched */
+    rp_sample_buf_free();
+    assert_int_equal(rp_sample_buf_init(true), 0);
+    b = rp_sample_buf_active();
+    assert_true(b->has_lines);
+    assert_int_equal(capture(3, 1), RP_CAPTURED);
+    assert_int_equal(b->lines[0], 10);
+    assert_int_equal(b->lines[2], 12);
 }
 
 static void test_deep_stack_is_truncated(void **state)
@@ -196,6 +215,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_capture_records_stack_and_charges, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deep_stack_is_truncated, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lines_are_captured_when_asked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_half_full_is_handed_over, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_buffer_drops_when_worker_is_busy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_prefault_maps_ahead_of_the_writer, setup, teardown),

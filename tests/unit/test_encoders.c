@@ -212,6 +212,92 @@ static void test_collapsed_merges_by_label(void **state)
     rp_profile_free(&p);
 }
 
+/* Frames with lines are drawn label:line, and one method's two lines are
+ * two frames. */
+static void test_collapsed_with_lines(void **state)
+{
+    (void)state;
+    rp_profile p;
+    assert_int_equal(rp_profile_init(&p, true), 0);
+    add_sample(&p, 30, 1, 0, "a.rb|m|3|1", "a.rb|<main>|9", NULL);
+    add_sample(&p, 10, 1, 0, "a.rb|m|5|1", "a.rb|<main>|9", NULL);
+    add_sample(&p, 5, 1, 0, "<C method>|Kernel#sleep", "a.rb|<main>|9", NULL);
+    char *text = NULL;
+    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_collapsed_write(&p, out), 0));
+    assert_string_equal(text, "<main>:9;m:3 30\n"
+                              "<main>:9;m:5 10\n"
+                              "<main>:9;Kernel#sleep 5\n");
+    free(text);
+    rp_profile_free(&p);
+}
+
+/* pprof: a location per line, one function per method carrying its first
+ * line, Line.line set on Ruby frames only. */
+static void test_pprof_lines(void **state)
+{
+    (void)state;
+    rp_profile p;
+    assert_int_equal(rp_profile_init(&p, true), 0);
+    add_sample(&p, 30, 1, 0, "a.rb|m|3|2", "a.rb|<main>|9|1", NULL);
+    add_sample(&p, 10, 1, 0, "a.rb|m|5|2", "a.rb|<main>|9|1", NULL);
+    add_sample(&p, 5, 1, 0, "<C method>|Kernel#sleep", "a.rb|<main>|9|1", NULL);
+    char *bytes = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&bytes, &len);
+    rp_out *out = rp_out_stream(fp, true);
+    assert_int_equal(rp_pprof_write(&p, out), 0);
+    assert_int_equal(rp_out_close(out), 0);
+    struct pb_cursor c = {(const uint8_t *)bytes, (const uint8_t *)bytes + len}, sub;
+    uint32_t field;
+    uint64_t v;
+    int locations = 0, functions = 0;
+    uint64_t line_of_location[8] = {0}, function_of_location[8] = {0}, start_of_function[8] = {0};
+    while (next_field(&c, &field, &v, &sub)) {
+        uint32_t f;
+        uint64_t fv;
+        struct pb_cursor fs;
+        if (field == 4) {
+            uint64_t id = 0;
+            while (next_field(&sub, &f, &fv, &fs)) {
+                if (f == 1)
+                    id = fv;
+                if (f == 4) {
+                    uint32_t lf;
+                    uint64_t lv;
+                    struct pb_cursor ls;
+                    while (next_field(&fs, &lf, &lv, &ls)) {
+                        if (lf == 1) function_of_location[id] = lv;
+                        if (lf == 2) line_of_location[id] = lv;
+                    }
+                }
+            }
+            locations++;
+        } else if (field == 5) {
+            uint64_t id = 0, start = 0;
+            while (next_field(&sub, &f, &fv, &fs)) {
+                if (f == 1) id = fv;
+                if (f == 5) start = fv;
+            }
+            start_of_function[id] = start;
+            functions++;
+        }
+    }
+    assert_int_equal(locations, 4); /* m:3, <main>:9, m:5, Kernel#sleep */
+    assert_int_equal(functions, 3); /* m, <main>, Kernel#sleep */
+    for (uint32_t i = 0; i < p.frame_count; i++) {
+        const rp_frame *fr = &p.frames[i];
+        assert_int_equal(line_of_location[i + 1], fr->line);
+        assert_int_equal(start_of_function[function_of_location[i + 1]], fr->start_line);
+    }
+    /* both lines of m share one function */
+    uint32_t depth;
+    uint32_t m3 = rp_stack_table_get(&p.stacks, 0, &depth)[0];
+    uint32_t m5 = rp_stack_table_get(&p.stacks, 1, &depth)[0];
+    assert_int_equal(function_of_location[m3 + 1], function_of_location[m5 + 1]);
+    free(bytes);
+    rp_profile_free(&p);
+}
+
 static void test_stat_layout(void **state)
 {
     (void)state;
@@ -289,6 +375,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pprof_decodes),
         cmocka_unit_test(test_collapsed_merges_by_label),
+        cmocka_unit_test(test_collapsed_with_lines),
+        cmocka_unit_test(test_pprof_lines),
         cmocka_unit_test(test_stat_layout),
         cmocka_unit_test(test_format_rules),
     };

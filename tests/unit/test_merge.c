@@ -35,6 +35,34 @@ static void make_process(rp_profile *p, int64_t pid, int64_t start, int64_t dura
     p->meta.command_len = 1;
 }
 
+/* One method at two lines: two frames with keep_lines, one without (its
+ * first line kept either way). */
+static void test_merging_keeps_or_drops_lines(void **state)
+{
+    (void)state;
+    rp_profile src, kept, dropped;
+    char err[RP_MERGE_ERROR_MAX];
+    assert_int_equal(rp_profile_init(&src, true), 0);
+    add_sample(&src, 30, 1, 0, "a.rb|m|3|1", "a.rb|<main>|9", NULL);
+    add_sample(&src, 10, 1, 0, "a.rb|m|5|1", "a.rb|<main>|9", NULL);
+    assert_int_equal(rp_profile_init(&kept, true), 0);
+    assert_int_equal(rp_profile_init(&dropped, true), 0);
+    assert_int_equal(rp_merge_into(&kept, &src, 0, true, err), 0);
+    assert_int_equal(rp_merge_into(&dropped, &src, 0, false, err), 0);
+    assert_int_equal(kept.frame_count, 3);
+    assert_int_equal(kept.stacks.count, 2);
+    assert_int_equal(dropped.frame_count, 2);
+    assert_int_equal(dropped.stacks.count, 1);
+    assert_int_equal(dropped.samples.count, 1);
+    assert_int_equal(dropped.samples.samples[0].weight, 40);
+    for (size_t i = 0; i < dropped.frame_count; i++)
+        assert_int_equal(dropped.frames[i].line, 0);
+    assert_int_equal(dropped.frames[0].start_line, 1);
+    rp_profile_free(&src);
+    rp_profile_free(&kept);
+    rp_profile_free(&dropped);
+}
+
 static void test_merging_renumbers_and_sums(void **state)
 {
     (void)state;
@@ -44,8 +72,8 @@ static void test_merging_renumbers_and_sums(void **state)
     make_process(&child, 2, 200, 50, "2");
     make_process(&root, 1, 100, 80, "1");
     /* The child is merged first; the root (earlier start) still wins. */
-    assert_int_equal(rp_merge_into(&merged, &child, 0, err), 0);
-    assert_int_equal(rp_merge_into(&merged, &root, 1, err), 0);
+    assert_int_equal(rp_merge_into(&merged, &child, 0, true, err), 0);
+    assert_int_equal(rp_merge_into(&merged, &root, 1, true, err), 0);
 
     assert_int_equal(merged.meta.process_count, 2);
     assert_int_equal(merged.meta.trigger_count, 10);
@@ -78,8 +106,8 @@ static void test_merging_reports_overflow(void **state)
     assert_int_equal(rp_profile_init(&merged, true), 0);
     assert_int_equal(rp_profile_init(&a, true), 0);
     add_sample(&a, INT64_MAX, 1, 0, "a.rb|m", NULL);
-    assert_int_equal(rp_merge_into(&merged, &a, 0, err), 0);
-    assert_int_equal(rp_merge_into(&merged, &a, 1, err), -1);
+    assert_int_equal(rp_merge_into(&merged, &a, 0, true, err), 0);
+    assert_int_equal(rp_merge_into(&merged, &a, 1, true, err), -1);
     assert_non_null(strstr(err, "overflow"));
     rp_profile_free(&merged);
     rp_profile_free(&a);
@@ -89,6 +117,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_merging_renumbers_and_sums),
+        cmocka_unit_test(test_merging_keeps_or_drops_lines),
         cmocka_unit_test(test_merging_reports_overflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

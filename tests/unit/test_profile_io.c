@@ -198,6 +198,13 @@ static void test_bad_documents_are_named(void **state)
     expect_error("{\"aggregated_samples\":[[{}, 5, 1, 0]]}", "frames must be an array");
     expect_error("{\"aggregated_samples\":[[[[\"a\"]], 5, 1, 0]]}", "sample 0, frame 0");
     expect_error("{\"aggregated_samples\":[[[[\"a\", 3]], 5, 1, 0]]}", "sample 0, frame 0");
+    expect_error("{\"aggregated_samples\":[[[[\"a\", \"b\", -3]], 5, 1, 0]]}", "sample 0, frame 0");
+    expect_error("{\"aggregated_samples\":[[[[\"a\", \"b\", 2.5]], 5, 1, 0]]}", "sample 0, frame 0");
+    expect_error("{\"aggregated_samples\":[[[[\"a\", \"b\", \"7\"]], 5, 1, 0]]}", "sample 0, frame 0");
+    expect_error("{\"aggregated_samples\":[[[[\"a\", \"b\", 4294967296]], 5, 1, 0]]}",
+                 "sample 0, frame 0");
+    expect_error("{\"aggregated_samples\":[[[[\"a\", \"b\", 7, null]], 5, 1, 0]]}",
+                 "optionally the line");
     expect_error("{\"aggregated_samples\":[[[], 5, -1, 0]]}", "thread_seq");
     expect_error("{\"aggregated_samples\":[[[], 5, 1, 7]], \"label_sets\":[{}]}",
                  "label_set_id 7 is out of range (1 label sets)");
@@ -210,6 +217,67 @@ static void test_bad_documents_are_named(void **state)
     expect_error("{\"aggregated_samples\":[], \"command\":[1]}", "\"command\"");
     expect_error("{\"aggregated_samples\":[], \"gc\":5}", "\"gc\" must be an object");
     expect_error("{\"aggregated_samples\":[], \"yjit_ratio\":7}", "yjit_ratio");
+}
+
+/* Reads `json` (gzip-compressed) into `p`, which the caller frees. */
+static void read_json(rp_profile *p, const char *json)
+{
+    char err[RP_READ_ERROR_MAX] = "";
+    const char *path = tmp_path("doc.json.gz");
+    write_file(path, json, strlen(json), true);
+    assert_int_equal(rp_profile_init(p, true), 0);
+    if (rp_profile_read_file(p, path, err) != 0)
+        fail_msg("%s: %s", json, err);
+}
+
+/* Frames are [path, label], [path, label, line] or [path, label, line,
+ * first_line]; one method at two lines is two frames; elements after the
+ * fourth are ignored (a later format may add some). */
+static void test_frames_with_lines_are_read(void **state)
+{
+    (void)state;
+    rp_profile p;
+    read_json(&p, "{\"aggregated_samples\":["
+                  "[[[\"a.rb\", \"m\", 3, 1], [\"a.rb\", \"<main>\"]], 5, 1, 0],"
+                  "[[[\"a.rb\", \"m\", 4], [\"a.rb\", \"<main>\"]], 6, 1, 0],"
+                  "[[[\"a.rb\", \"m\", 4, 1, \"later\"], [\"a.rb\", \"<main>\"]], 7, 1, 0]]}");
+    assert_int_equal(p.frame_count, 3);
+    assert_int_equal(p.stacks.count, 2);
+    uint32_t depth;
+    const uint32_t *first = rp_stack_table_get(&p.stacks, 0, &depth);
+    const uint32_t *second = rp_stack_table_get(&p.stacks, 1, &depth);
+    assert_int_equal(p.frames[first[0]].line, 3);
+    assert_int_equal(p.frames[first[0]].start_line, 1);
+    assert_int_equal(p.frames[second[0]].line, 4);
+    assert_int_equal(p.frames[second[0]].start_line, 1); /* the later copy filled it in */
+    assert_int_equal(p.frames[first[1]].line, 0);
+    assert_int_equal(rp_sample_table_total(&p.samples), 18);
+    rp_profile_free(&p);
+}
+
+/* Line frames are written as [path, label, line, first_line] and read back
+ * the same; method frames stay [path, label]. */
+static void test_lines_round_trip(void **state)
+{
+    (void)state;
+    rp_profile p, back;
+    assert_int_equal(rp_profile_init(&p, true), 0);
+    add_sample(&p, 5, 1, 0, "a.rb|m|3|1", "<C method>|Integer#times", NULL);
+    add_sample(&p, 6, 1, 0, "a.rb|m|4", "<C method>|Integer#times", NULL);
+    char *text = NULL;
+    CAPTURE_OUTPUT(text, out, rp_profile_write_json(&p, out));
+    assert_non_null(strstr(text, "[\"a.rb\",\"m\",3,1]"));
+    assert_non_null(strstr(text, "[\"a.rb\",\"m\",4]"));
+    assert_non_null(strstr(text, "[\"<C method>\",\"Integer#times\"]"));
+    read_json(&back, text);
+    assert_int_equal(back.frame_count, p.frame_count);
+    for (size_t i = 0; i < p.frame_count; i++) {
+        assert_int_equal(back.frames[i].line, p.frames[i].line);
+        assert_int_equal(back.frames[i].start_line, p.frames[i].start_line);
+    }
+    free(text);
+    rp_profile_free(&p);
+    rp_profile_free(&back);
 }
 
 static void test_bad_files_are_named(void **state)
@@ -287,6 +355,8 @@ int main(void)
         cmocka_unit_test(test_raw_samples_are_read_and_aggregated),
         cmocka_unit_test(test_bad_documents_are_named),
         cmocka_unit_test(test_bad_files_are_named),
+        cmocka_unit_test(test_frames_with_lines_are_read),
+        cmocka_unit_test(test_lines_round_trip),
         cmocka_unit_test(test_gem_document_is_read),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);

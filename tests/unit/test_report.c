@@ -72,6 +72,29 @@ static void test_report_layout(void **state)
     rp_profile_free(&p);
 }
 
+/* With lines, each line of a method is its own row, "label (path:line)". */
+static void test_report_rows_with_lines(void **state)
+{
+    (void)state;
+    rp_profile p;
+    assert_int_equal(rp_profile_init(&p, true), 0);
+    p.meta.frequency = 1000;
+    add_sample(&p, 3000000, 1, 0, "a.rb|m|3|1", "a.rb|<main>|9", NULL);
+    add_sample(&p, 1000000, 1, 0, "a.rb|m|5|1", "a.rb|<main>|9", NULL);
+    char *text = NULL;
+    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_report_write(&p, out, 50, false), 0));
+    assert_string_equal(text, " Flat:\n"
+                              "             3.0 ms  75.0%  m (a.rb:3)\n"
+                              "             1.0 ms  25.0%  m (a.rb:5)\n"
+                              "\n"
+                              " Cumulative:\n"
+                              "             4.0 ms 100.0%  <main> (a.rb:9)\n"
+                              "             3.0 ms  75.0%  m (a.rb:3)\n"
+                              "             1.0 ms  25.0%  m (a.rb:5)\n");
+    free(text);
+    rp_profile_free(&p);
+}
+
 static void test_empty_profile(void **state)
 {
     (void)state;
@@ -89,6 +112,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flat_and_cumulative),
         cmocka_unit_test(test_report_layout),
+        cmocka_unit_test(test_report_rows_with_lines),
         cmocka_unit_test(test_empty_profile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
