@@ -3,12 +3,16 @@
 # up to about TOTAL_MB, with realistic stacks (deep Rails-like call chains
 # over a few thousand distinct frames, labels, several threads).
 #
-#   ruby gen_session.rb DIR PROCESSES TOTAL_MB
+#   ruby gen_session.rb DIR PROCESSES TOTAL_MB [lines]
+#
+# With "lines", Ruby frames carry a line (one of four per method) and the
+# method's first line, as RPERF_LINES=1 records them.
 require "json"
 require "zlib"
 require "fileutils"
 
 dir, processes, total_mb = ARGV[0], Integer(ARGV[1]), Integer(ARGV[2])
+with_lines = ARGV[3] == "lines"
 FileUtils.mkdir_p(dir)
 rng = Random.new(42)
 FRAMES = Array.new(4000) do |i|
@@ -29,6 +33,9 @@ processes.times do |n|
   while bytes < per_file
     depth = 20 + rng.rand(60)
     frames = base.first(20) + Array.new(depth - 20) { FRAMES[rng.rand(FRAMES.size)] }
+    if with_lines
+      frames = frames.map { |f| f[0] == "<C method>" ? f : f + [10 + 3 * rng.rand(4), 10] }
+    end
     s = [frames.reverse, 1 + rng.rand(5_000_000), 1 + rng.rand(8), rng.rand(LABEL_SETS.size)]
     bytes += JSON.generate(s).bytesize + 1
     samples << s

@@ -38,6 +38,19 @@ static inline void add_sample(rp_profile *p, int64_t weight, uint32_t thread_seq
         abort();
 }
 
+/* A profile with lines: method m (first line 2) hot at line 3 (3 units)
+ * and line 5 (1 unit), and the C method Kernel#sleep (half a unit), all
+ * under <main> at line 9 (first line 1), in a.rb. */
+static inline void make_two_line_profile(rp_profile *p, int64_t unit)
+{
+    if (rp_profile_init(p, true) != 0)
+        abort();
+    p->meta.frequency = 1000;
+    add_sample(p, 3 * unit, 1, 0, "a.rb|m|3|2", "a.rb|<main>|9|1", NULL);
+    add_sample(p, unit, 1, 0, "a.rb|m|5|2", "a.rb|<main>|9|1", NULL);
+    add_sample(p, unit / 2, 1, 0, "<C method>|Kernel#sleep", "a.rb|<main>|9|1", NULL);
+}
+
 /* Label set with one pair. */
 static inline uint32_t label_set1(rp_profile *p, const char *key, const char *value)
 {

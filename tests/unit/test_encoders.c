@@ -158,6 +158,15 @@ static void make_profile(rp_profile *p)
     add_sample(p, 300000, 1, 0, "other.rb|Object#fibonacci", "fib.rb|<main>", NULL);
 }
 
+/* Encodes `p` as (uncompressed) pprof into *bytes, which the caller frees. */
+static void write_pprof(const rp_profile *p, char **bytes, size_t *len)
+{
+    FILE *fp = open_memstream(bytes, len);
+    rp_out *out = rp_out_stream(fp, true);
+    assert_int_equal(rp_pprof_write(p, out), 0);
+    assert_int_equal(rp_out_close(out), 0);
+}
+
 static void test_pprof_decodes(void **state)
 {
     (void)state;
@@ -165,10 +174,7 @@ static void test_pprof_decodes(void **state)
     make_profile(&p);
     char *bytes = NULL;
     size_t len = 0;
-    FILE *fp = open_memstream(&bytes, &len);
-    rp_out *out = rp_out_stream(fp, true);
-    assert_int_equal(rp_pprof_write(&p, out), 0);
-    assert_int_equal(rp_out_close(out), 0);
+    write_pprof(&p, &bytes, &len);
 
     struct decoded d;
     decode(bytes, len, &d);
@@ -198,18 +204,24 @@ static void test_pprof_decodes(void **state)
     rp_profile_free(&p);
 }
 
+/* Writes `p` as collapsed stacks, compares with `expected`, frees `p`. */
+static void expect_collapsed(rp_profile *p, const char *expected)
+{
+    char *text = NULL;
+    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_collapsed_write(p, out), 0));
+    assert_string_equal(text, expected);
+    free(text);
+    rp_profile_free(p);
+}
+
 static void test_collapsed_merges_by_label(void **state)
 {
     (void)state;
     rp_profile p;
     make_profile(&p);
-    char *text = NULL;
-    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_collapsed_write(&p, out), 0));
     /* two fibonacci frames differ only by path: one line */
-    assert_string_equal(text, "<main>;Object#fibonacci 2300000\n"
-                              "<main>;Kernel#sleep 500000\n");
-    free(text);
-    rp_profile_free(&p);
+    expect_collapsed(&p, "<main>;Object#fibonacci 2300000\n"
+                         "<main>;Kernel#sleep 500000\n");
 }
 
 /* Frames with lines are drawn label:line, and one method's two lines are
@@ -218,17 +230,10 @@ static void test_collapsed_with_lines(void **state)
 {
     (void)state;
     rp_profile p;
-    assert_int_equal(rp_profile_init(&p, true), 0);
-    add_sample(&p, 30, 1, 0, "a.rb|m|3|1", "a.rb|<main>|9", NULL);
-    add_sample(&p, 10, 1, 0, "a.rb|m|5|1", "a.rb|<main>|9", NULL);
-    add_sample(&p, 5, 1, 0, "<C method>|Kernel#sleep", "a.rb|<main>|9", NULL);
-    char *text = NULL;
-    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_collapsed_write(&p, out), 0));
-    assert_string_equal(text, "<main>:9;m:3 30\n"
-                              "<main>:9;m:5 10\n"
-                              "<main>:9;Kernel#sleep 5\n");
-    free(text);
-    rp_profile_free(&p);
+    make_two_line_profile(&p, 10);
+    expect_collapsed(&p, "<main>:9;m:3 30\n"
+                         "<main>:9;m:5 10\n"
+                         "<main>:9;Kernel#sleep 5\n");
 }
 
 /* pprof: a location per line, one function per method carrying its first
@@ -237,16 +242,10 @@ static void test_pprof_lines(void **state)
 {
     (void)state;
     rp_profile p;
-    assert_int_equal(rp_profile_init(&p, true), 0);
-    add_sample(&p, 30, 1, 0, "a.rb|m|3|2", "a.rb|<main>|9|1", NULL);
-    add_sample(&p, 10, 1, 0, "a.rb|m|5|2", "a.rb|<main>|9|1", NULL);
-    add_sample(&p, 5, 1, 0, "<C method>|Kernel#sleep", "a.rb|<main>|9|1", NULL);
+    make_two_line_profile(&p, 10);
     char *bytes = NULL;
     size_t len = 0;
-    FILE *fp = open_memstream(&bytes, &len);
-    rp_out *out = rp_out_stream(fp, true);
-    assert_int_equal(rp_pprof_write(&p, out), 0);
-    assert_int_equal(rp_out_close(out), 0);
+    write_pprof(&p, &bytes, &len);
     struct pb_cursor c = {(const uint8_t *)bytes, (const uint8_t *)bytes + len}, sub;
     uint32_t field;
     uint64_t v;

@@ -77,20 +77,19 @@ static void test_report_rows_with_lines(void **state)
 {
     (void)state;
     rp_profile p;
-    assert_int_equal(rp_profile_init(&p, true), 0);
-    p.meta.frequency = 1000;
-    add_sample(&p, 3000000, 1, 0, "a.rb|m|3|1", "a.rb|<main>|9", NULL);
-    add_sample(&p, 1000000, 1, 0, "a.rb|m|5|1", "a.rb|<main>|9", NULL);
+    make_two_line_profile(&p, 2000000);
     char *text = NULL;
     CAPTURE_OUTPUT(text, out, assert_int_equal(rp_report_write(&p, out, 50, false), 0));
     assert_string_equal(text, " Flat:\n"
-                              "             3.0 ms  75.0%  m (a.rb:3)\n"
-                              "             1.0 ms  25.0%  m (a.rb:5)\n"
+                              "             6.0 ms  66.7%  m (a.rb:3)\n"
+                              "             2.0 ms  22.2%  m (a.rb:5)\n"
+                              "             1.0 ms  11.1%  Kernel#sleep (<C method>)\n"
                               "\n"
                               " Cumulative:\n"
-                              "             4.0 ms 100.0%  <main> (a.rb:9)\n"
-                              "             3.0 ms  75.0%  m (a.rb:3)\n"
-                              "             1.0 ms  25.0%  m (a.rb:5)\n");
+                              "             9.0 ms 100.0%  <main> (a.rb:9)\n"
+                              "             6.0 ms  66.7%  m (a.rb:3)\n"
+                              "             2.0 ms  22.2%  m (a.rb:5)\n"
+                              "             1.0 ms  11.1%  Kernel#sleep (<C method>)\n");
     free(text);
     rp_profile_free(&p);
 }
