@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "aggregator.h"
 #include "config.h"
 #include "gvl_gc.h"
@@ -58,21 +59,14 @@ static rp_session session;
 static int64_t start_realtime_ns, start_monotonic_ns;
 static rb_postponed_job_handle_t restart_job = POSTPONED_JOB_HANDLE_INVALID;
 
-static int64_t clock_ns(clockid_t clock)
-{
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* --- starting ------------------------------------------------------------ */
 
 /* GVL held: opens a new profile for this process (at boot, or in a fork
  * child). */
 static void begin_profile(void)
 {
-    start_realtime_ns = clock_ns(CLOCK_REALTIME);
-    start_monotonic_ns = clock_ns(CLOCK_MONOTONIC);
+    start_realtime_ns = rp_clock_ns(CLOCK_REALTIME);
+    start_monotonic_ns = rp_clock_ns(CLOCK_MONOTONIC);
     owner_pid = getpid();
     rp_sampler_begin();
     if (rp_worker_start(&cfg) != 0) {

@@ -1,7 +1,7 @@
 /*
  * agent/config.h — the agent's configuration from RPERF_* variables.
  *
- * Owns: parsing and validating the environment (spec §4). Runs once in the
+ * Owns: parsing and validating the environment (README, "Environment"). Runs once in the
  * interposed ruby_init() on the main thread, so a non-Ruby process never
  * parses anything and never prints about a bad value.
  */

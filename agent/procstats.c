@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "ruby_api.h"
 #include "worker.h"
 
@@ -116,18 +117,13 @@ static void fill_io(rp_os_stats *os)
     fclose(f);
 }
 
-static int64_t timeval_ns(struct timeval tv)
-{
-    return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
-}
-
 static void fill_os(rp_meta *m)
 {
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) != 0)
         return;
-    m->user_ns = timeval_ns(ru.ru_utime);
-    m->sys_ns = timeval_ns(ru.ru_stime);
+    m->user_ns = rp_timeval_ns(ru.ru_utime);
+    m->sys_ns = rp_timeval_ns(ru.ru_stime);
     m->has_os = true;
     m->os.maxrss_kb = ru.ru_maxrss;
     m->os.page_faults_minor = ru.ru_minflt;

@@ -153,9 +153,9 @@ rp_sample_buf *rp_sample_buf_take_full(void)
     return idx >= 0 ? buffers[idx] : NULL;
 }
 
-void rp_sample_buf_return(rp_sample_buf *buf)
+void rp_sample_buf_return(void)
 {
-    (void)buf; /* already emptied by the aggregator, under its lock */
+    /* already emptied by the aggregator, under its lock */
     atomic_store_explicit(&handed_over, -1, memory_order_release);
 }
 

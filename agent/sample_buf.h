@@ -15,21 +15,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../common/schema.h"
+#include "../common/vm_state.h"
 #include "ruby_api.h"
 
-#define RP_STACK_MAX 512 /* frames kept per sample; deeper stacks keep the leaf side */
 #define RP_BUF_SAMPLES 4096
 #define RP_BUF_FRAMES (1u << 17)
-
-/* VM state of a sample; the writer turns it into a label set. */
-typedef enum rp_vm_state {
-    RP_VM_RUNNING = 0,
-    RP_VM_GVL_BLOCKED = 1,
-    RP_VM_GVL_WAIT = 2,
-    RP_VM_GC_MARK = 3,
-    RP_VM_GC_SWEEP = 4,
-    RP_VM_STATE_COUNT
-} rp_vm_state;
 
 typedef struct rp_buffered_sample {
     uint32_t frame_offset;
@@ -74,8 +65,8 @@ rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, const rp_charge *ch
 
 /* Worker thread: the buffer handed over for folding, or NULL. */
 rp_sample_buf *rp_sample_buf_take_full(void);
-/* Worker thread: gives a folded (and so emptied) buffer back. */
-void rp_sample_buf_return(rp_sample_buf *buf);
+/* Worker thread: gives the buffer it took back, folded (and so emptied). */
+void rp_sample_buf_return(void);
 
 /* After the worker has stopped (GVL held): the buffer still being filled. */
 rp_sample_buf *rp_sample_buf_active(void);

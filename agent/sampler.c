@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
+#include "../common/clock.h"
 #include "gvl_holder.h"
 #include "log.h"
 #include "ruby_api.h"
@@ -30,16 +31,12 @@ static rp_sampler_stats stats;
 
 int64_t rp_monotonic_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return rp_clock_ns(CLOCK_MONOTONIC);
 }
 
 int64_t rp_sampler_clock_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(sample_clock, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return rp_clock_ns(sample_clock);
 }
 
 void rp_sampler_record(uint32_t thread_seq, const rp_charge *charges, int n)

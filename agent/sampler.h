@@ -4,7 +4,7 @@
  * Owns: the postponed job that the timer triggers, the weighting of each
  * sample by the time its thread spent since its previous sample (thread
  * CPU clock in cpu mode, monotonic clock in wall mode), and the sampling
- * statistics of spec §3.
+ * statistics (README, "Profile file format").
  */
 #ifndef RPERF_AGENT_SAMPLER_H
 #define RPERF_AGENT_SAMPLER_H

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "../common/flatcum.h"
+#include "../common/schema.h"
 
 #define VERBOSE_TOP 10
 
@@ -35,8 +36,9 @@ void rp_verbose_print(const rp_profile *p, size_t thread_records)
     fprintf(stderr, "[Rperf] sampling: %" PRId64 " calls, %.2fms total, %.1fus/call avg\n",
             m->sampling_count, (double)m->sampling_time_ns / 1e6, avg_us);
     fprintf(stderr, "[Rperf] samples recorded: %" PRId64 " (%" PRId64 " triggers, %" PRId64
-                    " dropped, %" PRId64 " truncated at 512 frames)\n",
-            m->sampling_count, m->trigger_count, m->dropped_samples, m->truncated_samples);
+                    " dropped, %" PRId64 " truncated at %d frames)\n",
+            m->sampling_count, m->trigger_count, m->dropped_samples, m->truncated_samples,
+            RP_STACK_MAX);
     fprintf(stderr, "[Rperf] thread records: %zu allocated for %" PRId64 " threads\n",
             thread_records, m->detected_thread_count);
     rp_flatcum fc;

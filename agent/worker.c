@@ -44,7 +44,7 @@ static void fold_handed_over(void)
     rp_sample_buf *buf = rp_sample_buf_take_full();
     if (buf) {
         rp_aggregator_fold(buf);
-        rp_sample_buf_return(buf);
+        rp_sample_buf_return();
     }
 }
 

@@ -90,21 +90,15 @@ static uint32_t compiler_frames(const rp_profile *p, const compiler_call *cc, co
 /* Label set of each VM state, with %pid added in fork children. */
 static int compose_label_sets(rp_profile *p, bool label_pid, uint32_t out[RP_VM_STATE_COUNT])
 {
-    static const char *const state_labels[RP_VM_STATE_COUNT][2] = {
-        [RP_VM_RUNNING] = {NULL, NULL},
-        [RP_VM_GVL_BLOCKED] = {RP_LABEL_GVL, RP_LABEL_GVL_BLOCKED},
-        [RP_VM_GVL_WAIT] = {RP_LABEL_GVL, RP_LABEL_GVL_WAIT},
-        [RP_VM_GC_MARK] = {RP_LABEL_GC, RP_LABEL_GC_MARK},
-        [RP_VM_GC_SWEEP] = {RP_LABEL_GC, RP_LABEL_GC_SWEEP},
-    };
     char pid[24];
     snprintf(pid, sizeof(pid), "%ld", (long)getpid());
     for (int s = 0; s < RP_VM_STATE_COUNT; s++) {
         rp_label pairs[2];
         uint32_t n = 0;
-        if (state_labels[s][0])
-            pairs[n++] = (rp_label){rp_profile_cstring(p, state_labels[s][0]),
-                                    rp_profile_cstring(p, state_labels[s][1])};
+        const rp_vm_state_label *state = &rp_vm_state_labels[s];
+        if (state->key)
+            pairs[n++] = (rp_label){rp_profile_cstring(p, state->key),
+                                    rp_profile_cstring(p, state->value)};
         if (label_pid)
             pairs[n++] = (rp_label){rp_profile_cstring(p, RP_LABEL_PID), rp_profile_cstring(p, pid)};
         out[s] = rp_profile_label_set(p, pairs, n);

@@ -1,5 +1,5 @@
 /*
- * analyzer/cmd_stat.c — `rperf-analyze stat [--report] [-o OUT] PATH...`.
+ * analyzer/cmd_stat.c — `rperf-analyze stat [--report] PATH...`.
  *
  * Owns: the stat subcommand's options; the layout is stat.c's.
  */

@@ -11,7 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../common/filename.h"
 #include "../common/profile_read.h"
+#include "../common/vec.h"
 #include "diag.h"
 #include "merge.h"
 
@@ -22,12 +24,6 @@ struct loader {
     bool failed;   /* a named file or directory could not be used */
     bool broken;   /* a merge failed half-way: the merged tables are unusable */
 };
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
 
 /* Reads one file and merges it. Returns 0, or -1 after saying why with the
  * given severity. */
@@ -63,45 +59,56 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The profile files of a directory, sorted; NULL-terminated list. */
-static char **list_profiles(const char *dir, size_t *count)
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* The profile files of a directory, sorted, in *names (*count of them).
+ * Returns 0, or an errno value (the directory cannot be read, or memory
+ * ran out: a partial list would silently leave profiles out). */
+static int list_profiles(const char *dir, char ***names, size_t *count)
 {
     DIR *d = opendir(dir);
     if (!d)
-        return NULL;
-    char **names = NULL;
+        return errno;
+    char **list = NULL;
     size_t n = 0, cap = 0;
+    int err = 0;
     struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' || !(ends_with(e->d_name, ".json.gz") || ends_with(e->d_name, ".json")))
+    while (!err && (errno = 0, e = readdir(d)) != NULL) {
+        if (!rp_is_profile_file_name(e->d_name))
             continue;
-        if (n + 1 >= cap) {
-            cap = cap ? cap * 2 : 16;
-            char **grown = realloc(names, cap * sizeof(char *));
-            if (!grown)
-                break;
-            names = grown;
-        }
         size_t len = strlen(dir) + strlen(e->d_name) + 2;
-        if (!(names[n] = malloc(len)))
+        if (RP_VEC_RESERVE(list, cap, n + 1) != 0 || !(list[n] = malloc(len))) {
+            err = ENOMEM;
             break;
-        snprintf(names[n], len, "%s/%s", dir, e->d_name);
-        n++;
+        }
+        snprintf(list[n++], len, "%s/%s", dir, e->d_name);
     }
+    if (!err && errno)
+        err = errno; /* readdir failed */
     closedir(d);
-    if (names)
-        qsort(names, n, sizeof(char *), compare_names);
+    if (err) {
+        free_names(list, n);
+        return err;
+    }
+    if (list)
+        qsort(list, n, sizeof(char *), compare_names);
+    *names = list;
     *count = n;
-    return names;
+    return 0;
 }
 
 static void load_directory(struct loader *l, const char *dir)
 {
     size_t n = 0;
-    errno = 0;
-    char **files = list_profiles(dir, &n);
-    if (!files && errno) {
-        rp_error("%s: cannot read directory: %s", dir, strerror(errno));
+    char **files = NULL;
+    int err = list_profiles(dir, &files, &n);
+    if (err) {
+        rp_error("%s: cannot read directory: %s", dir, strerror(err));
         l->failed = true;
         return;
     }
@@ -109,12 +116,9 @@ static void load_directory(struct loader *l, const char *dir)
         rp_error("%s: no profile files (*.json.gz) in this directory", dir);
         l->failed = true;
     }
-    for (size_t i = 0; i < n; i++) {
-        if (!l->broken)
-            load_file(l, files[i], false);
-        free(files[i]);
-    }
-    free(files);
+    for (size_t i = 0; i < n && !l->broken; i++)
+        load_file(l, files[i], false);
+    free_names(files, n);
 }
 
 int rp_load_paths(char *const *paths, int count, bool keep_lines, rp_profile *merged)

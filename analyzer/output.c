@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/filename.h"
 #include "../common/out.h"
 #include "../common/profile_write.h"
 #include "collapsed.h"
@@ -19,12 +20,6 @@
 #include "load.h"
 #include "pprof.h"
 #include "report.h"
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
 
 rp_format rp_format_from_name(const char *name)
 {
@@ -41,11 +36,11 @@ rp_format rp_format_from_name(const char *name)
 
 rp_format rp_format_from_path(const char *path)
 {
-    if (ends_with(path, ".collapsed"))
+    if (rp_has_suffix(path, ".collapsed"))
         return RP_FORMAT_COLLAPSED;
-    if (ends_with(path, ".txt"))
+    if (rp_has_suffix(path, ".txt"))
         return RP_FORMAT_TEXT;
-    if (ends_with(path, ".json") || ends_with(path, ".json.gz"))
+    if (rp_has_suffix(path, ".json") || rp_has_suffix(path, ".json.gz"))
         return RP_FORMAT_JSON;
     return RP_FORMAT_PPROF;
 }
@@ -53,7 +48,7 @@ rp_format rp_format_from_path(const char *path)
 /* pprof is always gzip-compressed; json when the file name says so. */
 static bool compressed(rp_format format, const char *path)
 {
-    return format == RP_FORMAT_PPROF || (format == RP_FORMAT_JSON && path && ends_with(path, ".gz"));
+    return format == RP_FORMAT_PPROF || (format == RP_FORMAT_JSON && path && rp_has_suffix(path, ".gz"));
 }
 
 static int encode(const rp_profile *p, rp_format format, rp_out *out, int top)

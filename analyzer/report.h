@@ -1,5 +1,6 @@
 /*
- * analyzer/report.h — the text report (spec §6, the gem's Text encoder).
+ * analyzer/report.h — the text report (README, "Using it by hand"; the gem's
+ * Text encoder).
  *
  * Owns: the "Total / Samples / Flat / Cumulative" layout, used by
  * `report`, `convert --text` and `stat --report`.

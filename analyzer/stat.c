@@ -15,14 +15,16 @@
 
 #include "../common/numfmt.h"
 #include "../common/schema.h"
+#include "../common/vm_state.h"
 #include "report.h"
 
-enum category { CPU_EXECUTION, GVL_BLOCKED, GVL_WAIT, GC_MARKING, GC_SWEEPING, CATEGORY_COUNT };
-
-static const char *const category_titles[CATEGORY_COUNT] = {
-    "[Rperf] CPU execution",        "[Rperf] GVL blocked (I/O, sleep)",
-    "[Rperf] GVL wait (contention)", "[Rperf] GC marking",
-    "[Rperf] GC sweeping",
+/* The breakdown: one line per VM state, in this order. */
+static const char *const state_titles[RP_VM_STATE_COUNT] = {
+    [RP_VM_RUNNING] = "[Rperf] CPU execution",
+    [RP_VM_GVL_BLOCKED] = "[Rperf] GVL blocked (I/O, sleep)",
+    [RP_VM_GVL_WAIT] = "[Rperf] GVL wait (contention)",
+    [RP_VM_GC_MARK] = "[Rperf] GC marking",
+    [RP_VM_GC_SWEEP] = "[Rperf] GC sweeping",
 };
 
 static void pct_line(rp_out *out, const char *value, const char *unit, double pct, const char *label)
@@ -35,34 +37,28 @@ static void plain_line(rp_out *out, const char *value, const char *unit, const c
     rp_out_printf(out, "  %14s %-2s         %s\n", value, unit, label);
 }
 
-/* The category of a label set: the %GVL or %GC label it carries. */
-static enum category category_of(const rp_profile *p, uint32_t label_set)
+/* The VM state of a label set: the %GVL or %GC label it carries. */
+static rp_vm_state state_of(const rp_profile *p, uint32_t label_set)
 {
     const rp_label_set *ls = &p->label_sets[label_set];
     for (uint32_t i = 0; i < ls->count; i++) {
         const rp_label *l = &p->labels[ls->first + i];
-        const char *key = rp_profile_str(p, l->key), *value = rp_profile_str(p, l->value);
-        if (strcmp(key, RP_LABEL_GVL) == 0 && strcmp(value, RP_LABEL_GVL_BLOCKED) == 0)
-            return GVL_BLOCKED;
-        if (strcmp(key, RP_LABEL_GVL) == 0 && strcmp(value, RP_LABEL_GVL_WAIT) == 0)
-            return GVL_WAIT;
-        if (strcmp(key, RP_LABEL_GC) == 0 && strcmp(value, RP_LABEL_GC_MARK) == 0)
-            return GC_MARKING;
-        if (strcmp(key, RP_LABEL_GC) == 0 && strcmp(value, RP_LABEL_GC_SWEEP) == 0)
-            return GC_SWEEPING;
+        rp_vm_state s = rp_vm_state_of_label(rp_profile_str(p, l->key), rp_profile_str(p, l->value));
+        if (s != RP_VM_RUNNING)
+            return s;
     }
-    return CPU_EXECUTION;
+    return RP_VM_RUNNING;
 }
 
 static void write_breakdown(rp_out *out, const rp_profile *p)
 {
-    int64_t sums[CATEGORY_COUNT] = {0}, total = 0;
-    enum category *by_set = calloc(p->label_set_count ? p->label_set_count : 1, sizeof(*by_set));
+    int64_t sums[RP_VM_STATE_COUNT] = {0}, total = 0;
+    rp_vm_state *by_set = calloc(p->label_set_count ? p->label_set_count : 1, sizeof(*by_set));
     for (size_t i = 0; by_set && i < p->label_set_count; i++)
-        by_set[i] = category_of(p, (uint32_t)i);
+        by_set[i] = state_of(p, (uint32_t)i);
     for (size_t i = 0; i < p->samples.count; i++) {
         const rp_sample *s = &p->samples.samples[i];
-        enum category c = by_set ? by_set[s->label_set] : category_of(p, s->label_set);
+        rp_vm_state c = by_set ? by_set[s->label_set] : state_of(p, s->label_set);
         rp_add_saturating(&sums[c], s->weight);
         rp_add_saturating(&total, s->weight);
     }
@@ -71,10 +67,10 @@ static void write_breakdown(rp_out *out, const rp_profile *p)
     rp_out_write(out, "\n", 1);
     if (p->meta.process_count > 1)
         plain_line(out, rp_fmt_int(p->meta.process_count, buf), "", "[Rperf] Ruby processes profiled");
-    for (int c = 0; c < CATEGORY_COUNT; c++)
+    for (int c = 0; c < RP_VM_STATE_COUNT; c++)
         if (sums[c] > 0)
             pct_line(out, rp_fmt_ms(sums[c], buf), "ms",
-                     total > 0 ? (double)sums[c] * 100.0 / (double)total : 0.0, category_titles[c]);
+                     total > 0 ? (double)sums[c] * 100.0 / (double)total : 0.0, state_titles[c]);
 }
 
 static void write_ruby_lines(rp_out *out, const rp_meta *m)
@@ -129,8 +125,9 @@ static void write_footer(rp_out *out, const rp_meta *m)
         rp_out_printf(out, "  WARNING: %" PRId64 " samples dropped (sample buffers full or out of memory)\n",
                       m->dropped_samples);
     if (m->truncated_samples > 0)
-        rp_out_printf(out, "  NOTE: %" PRId64 " samples had stacks deeper than 512 frames (leaf side kept)\n",
-                      m->truncated_samples);
+        rp_out_printf(out,
+                      "  NOTE: %" PRId64 " samples had stacks deeper than %d frames (leaf side kept)\n",
+                      m->truncated_samples, RP_STACK_MAX);
 }
 
 /* The root's command line as one string, words separated by spaces. */

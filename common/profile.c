@@ -12,26 +12,47 @@
 #include "schema.h"
 #include "vec.h"
 
-const rp_int_field rp_gc_fields[] = {
-    {RP_KEY_GC_COUNT, offsetof(rp_gc_stats, count)},
-    {RP_KEY_GC_MINOR, offsetof(rp_gc_stats, minor_count)},
-    {RP_KEY_GC_MAJOR, offsetof(rp_gc_stats, major_count)},
-    {RP_KEY_GC_TIME_NS, offsetof(rp_gc_stats, time_ns)},
-    {RP_KEY_GC_ALLOCATED, offsetof(rp_gc_stats, allocated_objects)},
-    {RP_KEY_GC_FREED, offsetof(rp_gc_stats, freed_objects)},
-};
-const size_t rp_gc_field_count = sizeof(rp_gc_fields) / sizeof(rp_gc_fields[0]);
+#define FIELD_TABLE(array) {array, sizeof(array) / sizeof(array[0])}
 
-const rp_int_field rp_os_fields[] = {
-    {RP_KEY_OS_MAXRSS_KB, offsetof(rp_os_stats, maxrss_kb)},
-    {RP_KEY_OS_MINFLT, offsetof(rp_os_stats, page_faults_minor)},
-    {RP_KEY_OS_MAJFLT, offsetof(rp_os_stats, page_faults_major)},
-    {RP_KEY_OS_NVCSW, offsetof(rp_os_stats, ctx_voluntary)},
-    {RP_KEY_OS_NIVCSW, offsetof(rp_os_stats, ctx_involuntary)},
-    {RP_KEY_OS_IO_READ, offsetof(rp_os_stats, io_read_bytes)},
-    {RP_KEY_OS_IO_WRITE, offsetof(rp_os_stats, io_write_bytes)},
+static const rp_int_field meta_fields[] = {
+    {RP_KEY_PID, offsetof(rp_meta, pid), false},
+    {RP_KEY_PPID, offsetof(rp_meta, ppid), false},
+    {RP_KEY_FREQUENCY, offsetof(rp_meta, frequency), false},
+    {RP_KEY_TRIGGER_COUNT, offsetof(rp_meta, trigger_count), false},
+    {RP_KEY_SAMPLING_COUNT, offsetof(rp_meta, sampling_count), false},
+    {RP_KEY_SAMPLING_TIME_NS, offsetof(rp_meta, sampling_time_ns), false},
+    {RP_KEY_DETECTED_THREADS, offsetof(rp_meta, detected_thread_count), false},
+    {RP_KEY_START_TIME_NS, offsetof(rp_meta, start_time_ns), false},
+    {RP_KEY_DURATION_NS, offsetof(rp_meta, duration_ns), false},
+    {RP_KEY_USER_NS, offsetof(rp_meta, user_ns), false},
+    {RP_KEY_SYS_NS, offsetof(rp_meta, sys_ns), false},
+    {RP_KEY_DROPPED_SAMPLES, offsetof(rp_meta, dropped_samples), false},
+    {RP_KEY_TRUNCATED_SAMPLES, offsetof(rp_meta, truncated_samples), false},
+    {RP_KEY_PROCESS_COUNT, offsetof(rp_meta, process_count), true},
+    {RP_KEY_TOTAL_DURATION_NS, offsetof(rp_meta, total_duration_ns), true},
 };
-const size_t rp_os_field_count = sizeof(rp_os_fields) / sizeof(rp_os_fields[0]);
+const rp_int_fields rp_meta_fields = FIELD_TABLE(meta_fields);
+
+static const rp_int_field gc_fields[] = {
+    {RP_KEY_GC_COUNT, offsetof(rp_gc_stats, count), false},
+    {RP_KEY_GC_MINOR, offsetof(rp_gc_stats, minor_count), false},
+    {RP_KEY_GC_MAJOR, offsetof(rp_gc_stats, major_count), false},
+    {RP_KEY_GC_TIME_NS, offsetof(rp_gc_stats, time_ns), false},
+    {RP_KEY_GC_ALLOCATED, offsetof(rp_gc_stats, allocated_objects), false},
+    {RP_KEY_GC_FREED, offsetof(rp_gc_stats, freed_objects), false},
+};
+const rp_int_fields rp_gc_fields = FIELD_TABLE(gc_fields);
+
+static const rp_int_field os_fields[] = {
+    {RP_KEY_OS_MAXRSS_KB, offsetof(rp_os_stats, maxrss_kb), false},
+    {RP_KEY_OS_MINFLT, offsetof(rp_os_stats, page_faults_minor), false},
+    {RP_KEY_OS_MAJFLT, offsetof(rp_os_stats, page_faults_major), false},
+    {RP_KEY_OS_NVCSW, offsetof(rp_os_stats, ctx_voluntary), false},
+    {RP_KEY_OS_NIVCSW, offsetof(rp_os_stats, ctx_involuntary), false},
+    {RP_KEY_OS_IO_READ, offsetof(rp_os_stats, io_read_bytes), false},
+    {RP_KEY_OS_IO_WRITE, offsetof(rp_os_stats, io_write_bytes), false},
+};
+const rp_int_fields rp_os_fields = FIELD_TABLE(os_fields);
 
 int rp_profile_init(rp_profile *p, bool aggregate)
 {

@@ -1,7 +1,7 @@
 /*
  * common/profile.h — the in-memory model of one rperf profile.
  *
- * Owns: everything a profile file (spec §5) says, in compact interned form:
+ * Owns: everything a profile file says (README, "Profile file format"), in compact interned form:
  * the strings, the frames as (path, label) string pairs, the stacks, the
  * samples, the label sets and the process metadata. The agent fills one at
  * exit and writes it; the analyzer reads each file into one and merges
@@ -48,17 +48,22 @@ typedef struct rp_os_stats {
     int64_t ctx_voluntary, ctx_involuntary, io_read_bytes, io_write_bytes;
 } rp_os_stats;
 
-/* The members of the "gc" and "os" objects: key and place in the struct.
- * Reader and writer both walk these tables, so they cannot disagree. */
+/* Integer members of the document: key and place in the struct. Reader
+ * and writer both walk these tables, so they cannot disagree. */
 typedef struct rp_int_field {
     const char *key;
-    size_t offset; /* of the int64_t member */
+    size_t offset;    /* of the int64_t member */
+    bool merged_only; /* written only for a merged profile (several processes) */
 } rp_int_field;
 
-extern const rp_int_field rp_gc_fields[];
-extern const size_t rp_gc_field_count;
-extern const rp_int_field rp_os_fields[];
-extern const size_t rp_os_field_count;
+typedef struct rp_int_fields {
+    const rp_int_field *fields;
+    size_t count;
+} rp_int_fields;
+
+extern const rp_int_fields rp_meta_fields; /* top level, in rp_meta */
+extern const rp_int_fields rp_gc_fields;   /* "gc", in rp_gc_stats */
+extern const rp_int_fields rp_os_fields;   /* "os", in rp_os_stats */
 
 static inline int64_t *rp_int_field_at(void *base, const rp_int_field *field)
 {

@@ -1,51 +1,34 @@
 /*
  * common/profile_read.c — the profile reader. See profile_read.h.
  *
- * The document is decompressed into memory (one file at a time) and read
- * with the pull parser of json_reader.c: no tree is built; every value is
- * checked and interned as it is met, unknown keys are skipped (as the gem
- * does). Samples keep the file's label set ids until the document has
- * been read, because "label_sets" may come after the samples.
+ * Owns decoding the document: the file is decompressed into memory by
+ * gzip_file.c (one file at a time) and read with the pull parser of
+ * json_reader.c: no tree is built; every value is checked and interned as
+ * it is met, unknown keys are skipped (as the gem does). Samples keep the
+ * file's label set ids until the document has been read, because
+ * "label_sets" may come after the samples. What only the rperf gem's files
+ * contain is read by profile_read_gem.c.
  */
 #include "profile_read.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
-#include "json_reader.h"
+#include "gzip_file.h"
+#include "profile_read_doc.h"
 #include "schema.h"
 #include "vec.h"
-
-struct pending_sample {
-    uint32_t stack, thread_seq, file_label_set;
-    int64_t weight;
-};
-
-struct doc {
-    rp_profile *p;
-    rp_json_reader jr;
-    char *err;
-    struct pending_sample *samples;
-    size_t sample_count, samples_cap;
-    bool have_samples;
-    uint32_t *label_map; /* file label set id → profile id */
-    size_t label_map_len;
-    uint32_t *frames;    /* scratch: frame ids of one sample */
-    size_t frames_cap;
-    rp_label *pairs;     /* scratch: one label set */
-    size_t pairs_cap;
-};
 
 /* The reader is used by one thread at a time; its scratch buffers (JSON
  * unescaping, decompression) are kept between documents. */
 static rp_json_reader shared_reader;
 
-__attribute__((format(printf, 2, 3))) static int fail(char *err, const char *fmt, ...)
+int rp_doc_fail(char *err, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -60,9 +43,9 @@ static int shape_error(struct doc *d, rp_jtok tok, const char *message)
     if (tok == RP_JT_ERROR) {
         char where[160];
         rp_jr_error(&d->jr, where, sizeof(where));
-        return fail(d->err, "not valid JSON (%s)", where);
+        return rp_doc_fail(d->err, "not valid JSON (%s)", where);
     }
-    return fail(d->err, "%s", message);
+    return rp_doc_fail(d->err, "%s", message);
 }
 
 /* A top-level key whose value has the wrong type: "KEY" must be EXPECTED. */
@@ -75,7 +58,7 @@ static int key_shape_error(struct doc *d, rp_jtok tok, const char *key, const ch
 
 static int out_of_memory(struct doc *d)
 {
-    return fail(d->err, "out of memory");
+    return rp_doc_fail(d->err, "out of memory");
 }
 
 static bool key_is(const struct doc *d, const char *key)
@@ -160,28 +143,28 @@ static int read_command(struct doc *d, rp_jtok tok)
     return 0;
 }
 
-/* --- objects of counters ("gc", "os", the gem's "gc_stats") --------------- */
+/* --- objects of integers ("gc", "os", the gem's "gc_stats") ------------- */
 
-struct count_member {
-    const char *key;
-    int64_t *dst;
-};
+static const rp_int_field *field_named(const struct doc *d, rp_int_fields table)
+{
+    for (size_t i = 0; i < table.count; i++)
+        if (key_is(d, table.fields[i].key))
+            return &table.fields[i];
+    return NULL;
+}
 
-static int read_counts_object(struct doc *d, rp_jtok tok, const char *name,
-                              const struct count_member *members, size_t count, bool *present)
+int rp_doc_read_fields(struct doc *d, rp_jtok tok, const char *name, void *base,
+                       rp_int_fields table, bool *present)
 {
     if (tok == RP_JT_NULL)
         return 0;
     if (tok != RP_JT_BEGIN_OBJECT)
         return key_shape_error(d, tok, name, "an object");
     while ((tok = rp_jr_next(&d->jr)) == RP_JT_KEY) {
-        const struct count_member *m = NULL;
-        for (size_t i = 0; i < count && !m; i++)
-            if (key_is(d, members[i].key))
-                m = &members[i];
+        const rp_int_field *f = field_named(d, table);
         tok = rp_jr_next(&d->jr);
-        if (m ? read_count(d, tok, m->key, m->dst) != 0 : !rp_jr_skip(&d->jr, tok))
-            return m ? -1 : shape_error(d, RP_JT_ERROR, "");
+        if (f ? read_count(d, tok, f->key, rp_int_field_at(base, f)) != 0 : !rp_jr_skip(&d->jr, tok))
+            return f ? -1 : shape_error(d, RP_JT_ERROR, "");
     }
     if (tok != RP_JT_END_OBJECT)
         return shape_error(d, tok, "");
@@ -189,61 +172,7 @@ static int read_counts_object(struct doc *d, rp_jtok tok, const char *name,
     return 0;
 }
 
-/* "gc" and "os": the members listed in the shared field tables. */
-static int read_int_object(struct doc *d, rp_jtok tok, const char *name, void *base,
-                           const rp_int_field *fields, size_t count, bool *present)
-{
-    struct count_member members[16];
-    for (size_t i = 0; i < count && i < 16; i++)
-        members[i] = (struct count_member){fields[i].key, rp_int_field_at(base, &fields[i])};
-    return read_counts_object(d, tok, name, members, count, present);
-}
-
-/* The rperf gem writes "gc_stats" (with time in ms) instead of our "gc". */
-static int read_gem_gc_stats(struct doc *d, rp_jtok tok)
-{
-    rp_meta *m = &d->p->meta;
-    rp_gc_stats gem = {0};
-    const struct count_member members[] = {
-        {"count", &gem.count},
-        {"minor_count", &gem.minor_count},
-        {"major_count", &gem.major_count},
-        {"time_ms", &gem.time_ns},
-        {"allocated_objects", &gem.allocated_objects},
-        {"freed_objects", &gem.freed_objects},
-    };
-    bool present = false;
-    if (read_counts_object(d, tok, "gc_stats", members, sizeof(members) / sizeof(members[0]),
-                           &present) != 0)
-        return -1;
-    if (!present || m->has_gc)
-        return 0; /* our own "gc", when there, wins */
-    if (__builtin_mul_overflow(gem.time_ns, 1000000, &gem.time_ns))
-        return fail(d->err, "\"gc_stats\".\"time_ms\" is out of range");
-    m->gc = gem;
-    m->has_gc = true;
-    return 0;
-}
-
 /* --- label sets ------------------------------------------------------------ */
-
-/* Label values are strings in our files; the gem may carry numbers or
- * booleans from user labels, which are kept as their JSON text. */
-static uint32_t intern_label_value(struct doc *d, rp_jtok tok)
-{
-    switch (tok) {
-    case RP_JT_STRING:
-        return rp_profile_string(d->p, d->jr.str, d->jr.str_len);
-    case RP_JT_NUMBER:
-        return rp_profile_string(d->p, d->jr.num, d->jr.num_len);
-    case RP_JT_TRUE:
-        return rp_profile_cstring(d->p, "true");
-    case RP_JT_FALSE:
-        return rp_profile_cstring(d->p, "false");
-    default:
-        return RP_IDX_NONE - 1; /* not a scalar */
-    }
-}
 
 static int read_label_set(struct doc *d, rp_jtok tok, size_t index)
 {
@@ -261,7 +190,7 @@ static int read_label_set(struct doc *d, rp_jtok tok, size_t index)
         snprintf(message, sizeof(message), "label set %zu: value of \"%.*s\" must be a string",
                  index, (int)(d->jr.str_len < 64 ? d->jr.str_len : 64), d->jr.str);
         tok = rp_jr_next(&d->jr);
-        l->value = intern_label_value(d, tok);
+        l->value = rp_gem_label_value(d, tok);
         if (l->value == RP_IDX_NONE - 1)
             return shape_error(d, tok, message);
         if (l->key == RP_IDX_NONE || l->value == RP_IDX_NONE)
@@ -445,14 +374,14 @@ static int add_samples(struct doc *d)
     for (size_t i = 0; i < d->sample_count; i++) {
         const struct pending_sample *s = &d->samples[i];
         if (s->file_label_set != 0 && s->file_label_set >= d->label_map_len)
-            return fail(d->err, "sample %zu: label_set_id %" PRIu32 " is out of range (%zu label sets)",
+            return rp_doc_fail(d->err, "sample %zu: label_set_id %" PRIu32 " is out of range (%zu label sets)",
                         i, s->file_label_set, d->label_map_len);
         uint32_t ls = s->file_label_set < d->label_map_len ? d->label_map[s->file_label_set] : 0;
         switch (rp_sample_table_add(&d->p->samples, s->stack, s->thread_seq, ls, s->weight)) {
         case RP_SAMPLE_OK:
             break;
         case RP_SAMPLE_OVERFLOW:
-            return fail(d->err, "sample %zu: total weight overflows 64 bits", i);
+            return rp_doc_fail(d->err, "sample %zu: total weight overflows 64 bits", i);
         default:
             return out_of_memory(d);
         }
@@ -462,44 +391,15 @@ static int add_samples(struct doc *d)
 
 /* --- the document -------------------------------------------------------- */
 
-/* Top-level integer members. */
-static int64_t *count_member(rp_meta *m, const struct doc *d)
-{
-    static const struct {
-        const char *key;
-        size_t offset;
-    } members[] = {
-        {RP_KEY_PID, offsetof(rp_meta, pid)},
-        {RP_KEY_PPID, offsetof(rp_meta, ppid)},
-        {RP_KEY_FREQUENCY, offsetof(rp_meta, frequency)},
-        {RP_KEY_TRIGGER_COUNT, offsetof(rp_meta, trigger_count)},
-        {RP_KEY_SAMPLING_COUNT, offsetof(rp_meta, sampling_count)},
-        {RP_KEY_SAMPLING_TIME_NS, offsetof(rp_meta, sampling_time_ns)},
-        {RP_KEY_DETECTED_THREADS, offsetof(rp_meta, detected_thread_count)},
-        {RP_KEY_START_TIME_NS, offsetof(rp_meta, start_time_ns)},
-        {RP_KEY_DURATION_NS, offsetof(rp_meta, duration_ns)},
-        {RP_KEY_USER_NS, offsetof(rp_meta, user_ns)},
-        {RP_KEY_SYS_NS, offsetof(rp_meta, sys_ns)},
-        {RP_KEY_DROPPED_SAMPLES, offsetof(rp_meta, dropped_samples)},
-        {RP_KEY_TRUNCATED_SAMPLES, offsetof(rp_meta, truncated_samples)},
-        {RP_KEY_PROCESS_COUNT, offsetof(rp_meta, process_count)},
-        {RP_KEY_TOTAL_DURATION_NS, offsetof(rp_meta, total_duration_ns)},
-    };
-    for (size_t i = 0; i < sizeof(members) / sizeof(members[0]); i++)
-        if (key_is(d, members[i].key))
-            return (int64_t *)((char *)m + members[i].offset);
-    return NULL;
-}
-
 static int read_member(struct doc *d)
 {
     rp_meta *m = &d->p->meta;
-    int64_t *count = count_member(m, d);
+    const rp_int_field *counter = field_named(d, rp_meta_fields);
     char key[64];
     snprintf(key, sizeof(key), "%.*s", (int)(d->jr.str_len < 63 ? d->jr.str_len : 63), d->jr.str);
     rp_jtok tok = rp_jr_next(&d->jr);
-    if (count)
-        return read_count(d, tok, key, count);
+    if (counter)
+        return read_count(d, tok, key, rp_int_field_at(m, counter));
     if (strcmp(key, RP_KEY_MODE) == 0)
         return read_mode(d, tok);
     if (strcmp(key, RP_KEY_AGGREGATED_SAMPLES) == 0 || strcmp(key, RP_KEY_RAW_SAMPLES) == 0)
@@ -513,11 +413,11 @@ static int read_member(struct doc *d)
     if (strcmp(key, RP_KEY_RUBY_VERSION) == 0)
         return read_string_id(d, tok, key, &m->ruby_version);
     if (strcmp(key, RP_KEY_GC) == 0)
-        return read_int_object(d, tok, key, &m->gc, rp_gc_fields, rp_gc_field_count, &m->has_gc);
+        return rp_doc_read_fields(d, tok, key, &m->gc, rp_gc_fields, &m->has_gc);
     if (strcmp(key, RP_KEY_OS) == 0)
-        return read_int_object(d, tok, key, &m->os, rp_os_fields, rp_os_field_count, &m->has_os);
-    if (strcmp(key, "gc_stats") == 0)
-        return read_gem_gc_stats(d, tok);
+        return rp_doc_read_fields(d, tok, key, &m->os, rp_os_fields, &m->has_os);
+    if (strcmp(key, RP_KEY_GEM_GC_STATS) == 0)
+        return rp_gem_read_gc_stats(d, tok);
     if (strcmp(key, RP_KEY_YJIT_RATIO) == 0)
         return read_yjit(d, tok);
     return rp_jr_skip(&d->jr, tok) ? 0 : shape_error(d, RP_JT_ERROR, "");
@@ -538,7 +438,7 @@ static int read_document(struct doc *d)
     if (tok != RP_JT_END_OBJECT || (tok = rp_jr_next(&d->jr)) != RP_JT_END)
         return shape_error(d, RP_JT_ERROR, "");
     if (!d->have_samples)
-        return fail(d->err, "no \"aggregated_samples\" or \"raw_samples\" array: not an rperf profile");
+        return rp_doc_fail(d->err, "no \"aggregated_samples\" or \"raw_samples\" array: not an rperf profile");
     rp_meta *m = &d->p->meta;
     if (m->process_count == 0)
         m->process_count = 1;
@@ -561,69 +461,13 @@ int rp_profile_read_buffer(rp_profile *p, const char *data, size_t len, char err
     return rc;
 }
 
-/* --- files ---------------------------------------------------------------- */
-
-/* zlib prefixes its messages with the file name, which the caller adds. */
-static const char *zlib_message(const char *msg, const char *path)
-{
-    size_t n = strlen(path);
-    return strncmp(msg, path, n) == 0 && strncmp(msg + n, ": ", 2) == 0 ? msg + n + 2 : msg;
-}
-
-/* The decompressed document; the buffer is reused from file to file. */
-static char *document;
-static size_t document_cap;
-
-/* Decompresses (or just reads, for plain JSON) the whole file. */
-static int slurp(const char *path, size_t *len, char *err)
-{
-    errno = 0;
-    gzFile gz = gzopen(path, "rb");
-    if (!gz)
-        return fail(err, "cannot open: %s", strerror(errno ? errno : ENOMEM));
-    gzbuffer(gz, 1 << 17);
-    size_t used = 0;
-    int rc = 0;
-    for (;;) {
-        if (RP_VEC_RESERVE(document, document_cap, used + (1 << 20)) != 0) {
-            rc = fail(err, "out of memory");
-            break;
-        }
-        size_t room = document_cap - used;
-        int n = gzread(gz, document + used, (unsigned)(room < (1u << 30) ? room : (1u << 30)));
-        if (n < 0) {
-            int zerr;
-            const char *msg = gzerror(gz, &zerr);
-            rc = fail(err, zerr == Z_ERRNO ? "cannot read: %s" : "corrupt gzip data (%s)",
-                      zerr == Z_ERRNO ? strerror(errno) : zlib_message(msg, path));
-            break;
-        }
-        if (n == 0)
-            break;
-        used += (size_t)n;
-        if (used > RP_READ_MAX_BYTES) {
-            rc = fail(err, "larger than %zu bytes uncompressed", RP_READ_MAX_BYTES);
-            break;
-        }
-    }
-    if (rc == 0) {
-        /* zlib reports a stream cut short only through gzerror at the end. */
-        int zerr;
-        const char *msg = gzerror(gz, &zerr);
-        if (zerr != Z_OK)
-            rc = fail(err, "truncated or corrupt gzip data (%s)", zlib_message(msg, path));
-    }
-    gzclose(gz);
-    *len = used;
-    return rc;
-}
-
 int rp_profile_read_file(rp_profile *p, const char *path, char err[RP_READ_ERROR_MAX])
 {
+    const char *data;
     size_t len = 0;
-    if (slurp(path, &len, err) != 0)
+    if (rp_gzip_file_read(path, RP_READ_MAX_BYTES, &data, &len, err, RP_READ_ERROR_MAX) != 0)
         return -1;
     if (len == 0)
-        return fail(err, "empty file");
-    return rp_profile_read_buffer(p, document, len, err);
+        return rp_doc_fail(err, "empty file");
+    return rp_profile_read_buffer(p, data, len, err);
 }

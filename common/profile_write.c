@@ -20,41 +20,33 @@ static void write_string_id(rp_json *j, const rp_profile *p, uint32_t id)
     rp_json_string(j, s, len);
 }
 
+/* The members of `table` found in `base`; merged-only ones when `merged`. */
+static void write_int_fields(rp_json *j, const void *base, rp_int_fields table, bool merged)
+{
+    for (size_t i = 0; i < table.count; i++)
+        if (merged || !table.fields[i].merged_only)
+            rp_json_member_int(j, table.fields[i].key,
+                               *rp_int_field_at((void *)base, &table.fields[i]));
+}
+
 static void write_counters(rp_json *j, const rp_profile *p)
 {
     const rp_meta *m = &p->meta;
     rp_json_member_cstring(j, RP_KEY_RPERF_VERSION,
                            m->rperf_version != RP_IDX_NONE ? rp_profile_str(p, m->rperf_version)
                                                            : RP_VERSION);
-    rp_json_member_int(j, RP_KEY_PID, m->pid);
-    rp_json_member_int(j, RP_KEY_PPID, m->ppid);
     rp_json_member_cstring(j, RP_KEY_MODE, rp_mode_name(m->mode));
-    rp_json_member_int(j, RP_KEY_FREQUENCY, m->frequency);
-    rp_json_member_int(j, RP_KEY_TRIGGER_COUNT, m->trigger_count);
-    rp_json_member_int(j, RP_KEY_SAMPLING_COUNT, m->sampling_count);
-    rp_json_member_int(j, RP_KEY_SAMPLING_TIME_NS, m->sampling_time_ns);
-    rp_json_member_int(j, RP_KEY_DETECTED_THREADS, m->detected_thread_count);
+    write_int_fields(j, m, rp_meta_fields, m->process_count > 1);
+    /* informative: readers recount them */
     rp_json_member_int(j, RP_KEY_UNIQUE_FRAMES, (int64_t)p->frame_count);
     rp_json_member_int(j, RP_KEY_UNIQUE_STACKS, (int64_t)p->stacks.count);
-    rp_json_member_int(j, RP_KEY_START_TIME_NS, m->start_time_ns);
-    rp_json_member_int(j, RP_KEY_DURATION_NS, m->duration_ns);
-    rp_json_member_int(j, RP_KEY_USER_NS, m->user_ns);
-    rp_json_member_int(j, RP_KEY_SYS_NS, m->sys_ns);
-    rp_json_member_int(j, RP_KEY_DROPPED_SAMPLES, m->dropped_samples);
-    rp_json_member_int(j, RP_KEY_TRUNCATED_SAMPLES, m->truncated_samples);
-    if (m->process_count > 1) {
-        rp_json_member_int(j, RP_KEY_PROCESS_COUNT, m->process_count);
-        rp_json_member_int(j, RP_KEY_TOTAL_DURATION_NS, m->total_duration_ns);
-    }
 }
 
-static void write_int_object(rp_json *j, const char *key, const void *base,
-                             const rp_int_field *fields, size_t count)
+static void write_int_object(rp_json *j, const char *key, const void *base, rp_int_fields table)
 {
     rp_json_key(j, key);
     rp_json_begin_object(j);
-    for (size_t i = 0; i < count; i++)
-        rp_json_member_int(j, fields[i].key, *rp_int_field_at((void *)base, &fields[i]));
+    write_int_fields(j, base, table, true);
     rp_json_end_object(j);
 }
 
@@ -71,13 +63,13 @@ static void write_process_facts(rp_json *j, const rp_profile *p)
         write_string_id(j, p, m->ruby_version);
     }
     if (m->has_gc)
-        write_int_object(j, RP_KEY_GC, &m->gc, rp_gc_fields, rp_gc_field_count);
+        write_int_object(j, RP_KEY_GC, &m->gc, rp_gc_fields);
     if (m->has_yjit) {
         rp_json_key(j, RP_KEY_YJIT_RATIO);
         rp_json_double(j, m->yjit_ratio);
     }
     if (m->has_os)
-        write_int_object(j, RP_KEY_OS, &m->os, rp_os_fields, rp_os_field_count);
+        write_int_object(j, RP_KEY_OS, &m->os, rp_os_fields);
 }
 
 static void write_samples(rp_json *j, const rp_profile *p)

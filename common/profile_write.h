@@ -1,7 +1,7 @@
 /*
  * common/profile_write.h — writing a profile in the .json.gz format.
  *
- * Owns: the layout of a profile document (spec §5) as produced from the
+ * Owns: the layout of a profile document (README, "Profile file format") as produced from the
  * in-memory model, streamed through common/json_writer.
  */
 #ifndef RPERF_COMMON_PROFILE_WRITE_H

@@ -1,5 +1,6 @@
 /*
- * common/schema.h — the names used in rperf profile files (spec §5).
+ * common/schema.h — the names used in rperf profile files (README, "Profile
+ * file format").
  *
  * Owns: every JSON key and fixed string of the .json.gz format, shared by
  * the agent's writer and the analyzer's reader so they cannot drift apart.
@@ -38,6 +39,7 @@
 #define RP_KEY_YJIT_RATIO "yjit_ratio"     /* ext */
 
 #define RP_KEY_GC "gc" /* ext object */
+#define RP_KEY_GEM_GC_STATS "gc_stats" /* the gem's GC object (read only) */
 #define RP_KEY_GC_COUNT "count"
 #define RP_KEY_GC_MINOR "minor_gc_count"
 #define RP_KEY_GC_MAJOR "major_gc_count"
@@ -57,7 +59,7 @@
 /* Frame path of C functions (rb_profile_frame_path gives nil for them). */
 #define RP_C_METHOD_PATH "<C method>"
 
-/* Labels that carry VM state (spec §3). */
+/* Labels that carry VM state (common/vm_state.h maps states to them). */
 #define RP_LABEL_GVL "%GVL"
 #define RP_LABEL_GVL_BLOCKED "blocked"
 #define RP_LABEL_GVL_WAIT "wait"
@@ -66,8 +68,14 @@
 #define RP_LABEL_GC_SWEEP "sweep"
 #define RP_LABEL_PID "%pid"
 
-/* Profile files in a session directory: profile-<pid>-<start_ns>.json.gz */
+/* Profile files in a session directory: profile-<pid>-<start_ns>.json.gz;
+ * the analyzer also reads plain .json profiles. */
 #define RP_PROFILE_PREFIX "profile-"
 #define RP_PROFILE_SUFFIX ".json.gz"
+#define RP_PROFILE_SUFFIX_PLAIN ".json"
+
+/* Frames kept per sample; deeper stacks keep the leaf side and count in
+ * "truncated_samples". */
+#define RP_STACK_MAX 512
 
 #endif

@@ -128,7 +128,7 @@ static void test_half_full_is_handed_over(void **state)
     assert_true(first->frame_count >= RP_BUF_FRAMES / 2);
     /* the worker folds and returns it; the next hand-over can happen */
     first->count = first->frame_count = 0;
-    rp_sample_buf_return(first);
+    rp_sample_buf_return();
     assert_null(rp_sample_buf_take_full());
 }
 
