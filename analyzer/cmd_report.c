@@ -1,39 +1,36 @@
 /*
  * analyzer/cmd_report.c — `rperf-analyze report [--top N] [--lines] PATH...`.
  *
- * Owns: the report subcommand's options; the layout is report.c's.
+ * Owns: the report subcommand's command line (only the shared options);
+ * the layout is report.c's.
  */
 #include <getopt.h>
-#include <stdbool.h>
-#include <stdio.h>
 
 #include "commands.h"
-#include "output.h"
-#include "report.h"
+#include "format.h"
+#include "options.h"
+#include "pipeline.h"
 
 int cmd_report(int argc, char **argv)
 {
     static const struct option options[] = {
-        {"top", required_argument, NULL, 't'},
-        {"lines", no_argument, NULL, 'l'},
+        RP_SHARED_OPTIONS,
         {NULL, 0, NULL, 0},
     };
-    int top = RP_REPORT_TOP_DEFAULT, c;
-    bool lines = false;
+    rp_options o;
+    rp_options_init(&o);
+    int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+t:", options, NULL)) != -1) {
-        if (c == 't') {
-            if (rp_parse_count_option("--top", optarg, &top) != 0)
-                return RP_EXIT_USAGE;
-        } else if (c == 'l') {
-            lines = true;
-        } else {
+    while ((c = getopt_long(argc, argv, "+", options, NULL)) != -1) {
+        int shared = rp_options_parse(&o, c, optarg);
+        if (shared < 0)
+            return RP_EXIT_USAGE;
+        if (shared == 0)
             return rp_usage_error("report: unknown option '%s'", argv[optind - 1]);
-        }
     }
     if (optind >= argc)
         return rp_usage_error("report: missing PATH (a session directory or profile file)");
 
-    return rp_output_convert(argv + optind, argc - optind, RP_FORMAT_TEXT, NULL, top, lines);
+    return rp_pipeline_convert(argv + optind, argc - optind, &o, rp_format_named("text"), NULL);
 }

@@ -1,9 +1,8 @@
 /*
  * analyzer/cmd_stat.c — `rperf-analyze stat [--report] PATH...`.
  *
- * Owns: the stat subcommand's options; the layout is stat.c's.
+ * Owns: the stat subcommand's command line; the layout is stat.c's.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,42 +11,56 @@
 #include "../common/out.h"
 #include "commands.h"
 #include "diag.h"
-#include "load.h"
+#include "options.h"
+#include "pipeline.h"
 #include "stat.h"
+
+/* The summary of `p` on stdout. Returns 0, or -1 after an error line. */
+static int print_summary(const rp_profile *p, bool with_report, const rp_options *o)
+{
+    rp_out *out = rp_out_stream(stdout, false);
+    int rc = 0;
+    if (!out || rp_stat_write(p, out, with_report, o->top) != 0) {
+        rp_error("out of memory");
+        rc = -1;
+    }
+    int err = out ? rp_out_close(out) : 0;
+    if (err) {
+        rp_error("writing the summary: %s", strerror(err));
+        rc = -1;
+    }
+    return rc;
+}
 
 int cmd_stat(int argc, char **argv)
 {
     static const struct option options[] = {
         {"report", no_argument, NULL, 'r'},
+        RP_SHARED_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     bool with_report = false;
+    rp_options o;
+    rp_options_init(&o);
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+r", options, NULL)) != -1) {
+        int shared = rp_options_parse(&o, c, optarg);
+        if (shared < 0)
+            return RP_EXIT_USAGE;
         if (c == 'r')
             with_report = true;
-        else
+        else if (shared == 0)
             return rp_usage_error("stat: unknown option '%s'", argv[optind - 1]);
     }
     if (optind >= argc)
         return rp_usage_error("stat: missing PATH (a session directory or profile file)");
 
     rp_profile profile;
-    int rc = rp_load_paths(argv + optind, argc - optind, false, &profile);
-    if (rc == 0) {
-        rp_out *out = rp_out_stream(stdout, false);
-        if (!out || rp_stat_write(&profile, out, with_report) != 0) {
-            rp_error("out of memory");
-            rc = -1;
-        }
-        int err = out ? rp_out_close(out) : 0;
-        if (err) {
-            rp_error("writing the summary: %s", strerror(err));
-            rc = -1;
-        }
-    }
+    int rc = rp_pipeline_load(argv + optind, argc - optind, &o, false, &profile);
+    if (rc == 0)
+        rc = print_summary(&profile, with_report, &o);
     rp_profile_free(&profile);
     return rc == 0 ? RP_EXIT_OK : RP_EXIT_FAILURE;
 }

@@ -8,8 +8,9 @@
 
 #include "../common/out.h"
 #include "../common/profile.h"
+#include "options.h"
 
 /* Returns 0, or -1 when out of memory. */
-int rp_collapsed_write(const rp_profile *p, rp_out *out);
+int rp_collapsed_write(const rp_profile *p, rp_out *out, const rp_options *o);
 
 #endif

@@ -19,7 +19,6 @@
 
 struct loader {
     rp_profile *merged;
-    bool keep_lines;
     size_t loaded; /* profiles merged so far */
     bool failed;   /* a named file or directory could not be used */
     bool broken;   /* a merge failed half-way: the merged tables are unusable */
@@ -35,7 +34,7 @@ static int load_file(struct loader *l, const char *path, bool named)
     if (rp_profile_init(&one, true) != 0) {
         snprintf(err, sizeof(err), "out of memory");
     } else if (rp_profile_read_file(&one, path, err) == 0) {
-        rc = rp_merge_into(l->merged, &one, l->loaded, l->keep_lines, err);
+        rc = rp_merge_into(l->merged, &one, l->loaded, true, err);
         if (rc != 0) {
             /* The merged tables may hold part of this file: stop here. */
             l->broken = true;
@@ -121,9 +120,9 @@ static void load_directory(struct loader *l, const char *dir)
     free_names(files, n);
 }
 
-int rp_load_paths(char *const *paths, int count, bool keep_lines, rp_profile *merged)
+int rp_load_paths(char *const *paths, int count, rp_profile *merged)
 {
-    struct loader l = {.merged = merged, .keep_lines = keep_lines};
+    struct loader l = {.merged = merged};
     if (rp_profile_init(merged, true) != 0) {
         rp_error("out of memory");
         return -1;

@@ -10,14 +10,12 @@
 #ifndef RPERF_ANALYZER_LOAD_H
 #define RPERF_ANALYZER_LOAD_H
 
-#include <stdbool.h>
-
 #include "../common/profile.h"
 
-/* Fills `merged` (initialised by this call), one frame per line of a
- * method when `keep_lines`, one per method otherwise. Returns 0 when at
- * least one profile was read and every named file was good; otherwise -1
- * after printing why. The caller frees `merged` in both cases. */
-int rp_load_paths(char *const *paths, int count, bool keep_lines, rp_profile *merged);
+/* Fills `merged` (initialised by this call), with the lines the files
+ * have (filter.c may drop them). Returns 0 when at least one profile was
+ * read and every named file was good; otherwise -1 after printing why.
+ * The caller frees `merged` in both cases. */
+int rp_load_paths(char *const *paths, int count, rp_profile *merged);
 
 #endif

@@ -10,8 +10,10 @@
 
 #include "../common/schema.h"
 #include "commands.h"
+#include "format.h"
+#include "options.h"
 
-static const char usage_text[] =
+static const char usage_commands[] =
     "usage: rperf-analyze <command> [options] PATH...\n"
     "\n"
     "PATH is a session directory (every profile file in it is read) or a\n"
@@ -21,24 +23,36 @@ static const char usage_text[] =
     "  stat [--report] PATH...    summary like `rperf stat`: user/sys/real, time by\n"
     "                             state (CPU, GVL blocked/wait, GC), Ruby and OS\n"
     "                             counters, overhead; --report adds the top-50 tables\n"
-    "  report [--top N] [--lines] PATH...\n"
-    "                             text report: total, flat and cumulative tables\n"
-    "                             (--top: rows per table, default 50; --lines: one\n"
-    "                             row per line of code, for profiles recorded with\n"
-    "                             RPERF_LINES=1)\n"
-    "  convert FORMAT [-o OUT] [--top N] [--lines] PATH...\n"
-    "                             FORMAT: --pprof (gzip-compressed profile.proto),\n"
-    "                             --collapsed (FlameGraph/speedscope), --text, --json\n"
-    "                             (one merged profile), or --format NAME. Without a\n"
-    "                             format the extension of OUT decides: .pb.gz pprof,\n"
-    "                             .collapsed, .txt, .json or .json.gz; other: pprof.\n"
-    "                             Without -o the output goes to stdout (pprof refuses\n"
+    "  report PATH...             text report: total, flat and cumulative tables\n"
+    "  convert FORMAT [-o OUT] PATH...\n"
+    "                             FORMAT is --NAME or --format NAME. Without one the\n"
+    "                             extension of OUT decides (any other: pprof). Without\n"
+    "                             -o the output goes to stdout (binary formats refuse\n"
     "                             a terminal). pprof and json keep the lines a profile\n"
-    "                             has; --lines makes text and collapsed per line too.\n"
+    "                             has; --lines makes the others per line too.\n"
     "\n"
-    "options:\n"
+    "formats:\n";
+
+static const char usage_options[] =
+    "\n"
+    "options of every command:\n" RP_SHARED_OPTIONS_HELP
     "  -h, --help                 show this help\n"
     "  -V, --version              show the version\n";
+
+/* The formats are listed from their table (format.c). */
+static void print_usage(void)
+{
+    fputs(usage_commands, stdout);
+    for (size_t i = 0; i < rp_format_count; i++) {
+        const rp_format *f = &rp_formats[i];
+        char extensions[64] = "";
+        for (const char *const *ext = f->extensions; *ext; ext++)
+            snprintf(extensions + strlen(extensions), sizeof(extensions) - strlen(extensions),
+                     "%s%s", ext == f->extensions ? "" : ", ", *ext);
+        printf("  --%-10s %-16s %s\n", f->name, extensions, f->help);
+    }
+    fputs(usage_options, stdout);
+}
 
 struct command {
     const char *name;
@@ -81,7 +95,7 @@ int main(int argc, char **argv)
         return rp_usage_error("missing command");
     const char *name = argv[1];
     if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
-        fputs(usage_text, stdout);
+        print_usage();
         return RP_EXIT_OK;
     }
     if (strcmp(name, "-V") == 0 || strcmp(name, "--version") == 0) {

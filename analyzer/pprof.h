@@ -14,10 +14,11 @@
 
 #include "../common/out.h"
 #include "../common/profile.h"
+#include "options.h"
 
 /* Streams the (uncompressed) protobuf bytes to `out`; pprof files are
  * gzip-compressed, so `out` normally compresses. Returns 0, or -1 when out
  * of memory. */
-int rp_pprof_write(const rp_profile *p, rp_out *out);
+int rp_pprof_write(const rp_profile *p, rp_out *out, const rp_options *o);
 
 #endif

@@ -25,6 +25,11 @@ static void write_table(rp_out *out, const rp_profile *p, const char *title,
         write_row(out, p, &rows[i], total);
 }
 
+int rp_text_write(const rp_profile *p, rp_out *out, const rp_options *o)
+{
+    return rp_report_write(p, out, o->top, true);
+}
+
 int rp_report_write(const rp_profile *p, rp_out *out, int top_n, bool header)
 {
     if (p->samples.count == 0) {

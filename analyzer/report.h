@@ -12,11 +12,13 @@
 
 #include "../common/out.h"
 #include "../common/profile.h"
-
-#define RP_REPORT_TOP_DEFAULT 50
+#include "options.h"
 
 /* Writes the report; `header` adds the Total and Samples lines. Returns 0,
  * or -1 when out of memory. */
 int rp_report_write(const rp_profile *p, rp_out *out, int top_n, bool header);
+
+/* The "text" format (format.h): the report with its header, o->top rows. */
+int rp_text_write(const rp_profile *p, rp_out *out, const rp_options *o);
 
 #endif

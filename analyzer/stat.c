@@ -144,7 +144,7 @@ static void write_command(rp_out *out, const rp_profile *p)
     }
 }
 
-int rp_stat_write(const rp_profile *p, rp_out *out, bool with_report)
+int rp_stat_write(const rp_profile *p, rp_out *out, bool with_report, int top)
 {
     const rp_meta *m = &p->meta;
     char buf[RP_NUMFMT_MAX];
@@ -164,7 +164,7 @@ int rp_stat_write(const rp_profile *p, rp_out *out, bool with_report)
                        "[Ruby ] and [OS   ] lines are the root process's)");
         if (with_report) {
             rp_out_write(out, "\n", 1);
-            if (rp_report_write(p, out, RP_REPORT_TOP_DEFAULT, false) != 0)
+            if (rp_report_write(p, out, top, false) != 0)
                 return -1;
         }
         write_footer(out, m);

@@ -14,8 +14,9 @@
 #include "../common/out.h"
 #include "../common/profile.h"
 
-/* Writes the summary; `with_report` adds the Flat and Cumulative top-50
- * tables. Returns 0, or -1 when out of memory. */
-int rp_stat_write(const rp_profile *p, rp_out *out, bool with_report);
+/* Writes the summary; `with_report` adds the Flat and Cumulative tables,
+ * `top` rows each (the gem prints 50). Returns 0, or -1 when out of
+ * memory. */
+int rp_stat_write(const rp_profile *p, rp_out *out, bool with_report, int top);
 
 #endif

@@ -3,13 +3,11 @@
  */
 #include "profile_write.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "atomic_file.h"
 #include "json_writer.h"
 #include "schema.h"
 
@@ -120,7 +118,7 @@ static void write_label_sets(rp_json *j, const rp_profile *p)
     rp_json_end_array(j);
 }
 
-void rp_profile_write_json(const rp_profile *p, rp_out *out)
+int rp_profile_write_json(const rp_profile *p, rp_out *out)
 {
     rp_json j;
     rp_json_init(&j, out);
@@ -131,30 +129,15 @@ void rp_profile_write_json(const rp_profile *p, rp_out *out)
     write_label_sets(&j, p);
     rp_json_end_object(&j);
     rp_out_write(out, "\n", 1);
+    return 0;
 }
 
 int rp_profile_write_file(const rp_profile *p, const char *path, int level)
 {
-    /* Readers only ever see complete files: the data goes to a temporary
-     * name first and rename() publishes it in one step. */
-    char tmp[4096];
-    if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
-        return ENAMETOOLONG;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return errno;
-    rp_out *out = rp_out_gzip_fd(fd, level);
-    if (!out) {
-        int err = errno;
-        close(fd);
-        unlink(tmp);
-        return err;
-    }
-    rp_profile_write_json(p, out);
-    int err = rp_out_close(out);
-    if (!err && rename(tmp, path) != 0)
-        err = errno;
+    rp_atomic_file f;
+    int err = rp_atomic_file_open(&f, path, RP_FILE_PRIVATE, level);
     if (err)
-        unlink(tmp);
-    return err;
+        return err;
+    rp_profile_write_json(p, f.out);
+    return rp_atomic_file_finish(&f, true);
 }

@@ -10,13 +10,13 @@
 #include "out.h"
 #include "profile.h"
 
-/* Streams `p` as one JSON document to `out`. Errors surface at
- * rp_out_close(). */
-void rp_profile_write_json(const rp_profile *p, rp_out *out);
+/* Streams `p` as one JSON document to `out`; returns 0 (it allocates
+ * nothing). Write errors surface at rp_out_close(). */
+int rp_profile_write_json(const rp_profile *p, rp_out *out);
 
-/* Writes `p` gzip-compressed (zlib level `level`) to `path` atomically: a
- * temporary file in the same directory, then renamed. Returns 0 or an
- * errno value. */
+/* Writes `p` gzip-compressed (zlib level `level`) to `path`, a private
+ * file published whole (common/atomic_file.h). Returns 0 or an errno
+ * value. */
 int rp_profile_write_file(const rp_profile *p, const char *path, int level);
 
 #endif

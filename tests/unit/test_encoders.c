@@ -10,10 +10,12 @@
 #include <cmocka.h>
 
 #include "../../analyzer/collapsed.h"
-#include "../../analyzer/output.h"
+#include "../../analyzer/format.h"
 #include "../../analyzer/pprof.h"
 #include "../../analyzer/stat.h"
 #include "helpers.h"
+
+static const rp_options default_options = {.top = 50, .lines = false};
 
 /* --- a tiny protobuf reader ------------------------------------------- */
 
@@ -163,7 +165,7 @@ static void write_pprof(const rp_profile *p, char **bytes, size_t *len)
 {
     FILE *fp = open_memstream(bytes, len);
     rp_out *out = rp_out_stream(fp, true);
-    assert_int_equal(rp_pprof_write(p, out), 0);
+    assert_int_equal(rp_pprof_write(p, out, &default_options), 0);
     assert_int_equal(rp_out_close(out), 0);
 }
 
@@ -208,7 +210,7 @@ static void test_pprof_decodes(void **state)
 static void expect_collapsed(rp_profile *p, const char *expected)
 {
     char *text = NULL;
-    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_collapsed_write(p, out), 0));
+    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_collapsed_write(p, out, &default_options), 0));
     assert_string_equal(text, expected);
     free(text);
     rp_profile_free(p);
@@ -320,7 +322,7 @@ static void test_stat_layout(void **state)
     m->has_os = true;
     m->os = (rp_os_stats){22528, 1200, 3, 10, 2, 1048576, 3 * 1048576};
     char *text = NULL;
-    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_stat_write(&p, out, false), 0));
+    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_stat_write(&p, out, false, 50), 0));
     assert_string_equal(text,
         "\n"
         " Performance stats for 'ruby fib.rb':\n"
@@ -346,7 +348,7 @@ static void test_stat_layout(void **state)
 
     /* several processes: the count line and the note on what is summed */
     m->process_count = 3;
-    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_stat_write(&p, out, true), 0));
+    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_stat_write(&p, out, true, 50), 0));
     assert_non_null(strstr(text, "\n               3            [Rperf] Ruby processes profiled\n"));
     assert_non_null(strstr(text, "(user/sys and [Rperf] lines are summed over all processes; "
                                  "[Ruby ] and [OS   ] lines are the root process's)"));
@@ -356,17 +358,27 @@ static void test_stat_layout(void **state)
     rp_profile_free(&p);
 }
 
+/* -o FILE chooses by extension as the gem does (pprof otherwise); names
+ * and compression come from the one table. */
 static void test_format_rules(void **state)
 {
     (void)state;
-    assert_int_equal(rp_format_from_path("p.pb.gz"), RP_FORMAT_PPROF);
-    assert_int_equal(rp_format_from_path("p.collapsed"), RP_FORMAT_COLLAPSED);
-    assert_int_equal(rp_format_from_path("p.txt"), RP_FORMAT_TEXT);
-    assert_int_equal(rp_format_from_path("p.json"), RP_FORMAT_JSON);
-    assert_int_equal(rp_format_from_path("p.json.gz"), RP_FORMAT_JSON);
-    assert_int_equal(rp_format_from_path("rperf.data"), RP_FORMAT_PPROF);
-    assert_int_equal(rp_format_from_name("collapsed"), RP_FORMAT_COLLAPSED);
-    assert_int_equal(rp_format_from_name("svg"), RP_FORMAT_NONE);
+    assert_string_equal(rp_format_for_path("p.pb.gz")->name, "pprof");
+    assert_string_equal(rp_format_for_path("p.collapsed")->name, "collapsed");
+    assert_string_equal(rp_format_for_path("p.txt")->name, "text");
+    assert_string_equal(rp_format_for_path("p.json")->name, "json");
+    assert_string_equal(rp_format_for_path("p.json.gz")->name, "json");
+    assert_string_equal(rp_format_for_path("rperf.data")->name, "pprof");
+    assert_string_equal(rp_format_named("collapsed")->name, "collapsed");
+    assert_null(rp_format_named("svg"));
+    const rp_format *json = rp_format_named("json"), *pprof = rp_format_named("pprof");
+    assert_true(rp_format_compressed(json, "x.json.gz"));
+    assert_false(rp_format_compressed(json, "x.json"));
+    assert_false(rp_format_compressed(json, NULL));
+    assert_true(rp_format_compressed(pprof, NULL));
+    assert_true(pprof->binary);
+    for (size_t i = 0; i < rp_format_count; i++)
+        assert_non_null(rp_formats[i].encode);
 }
 
 int main(void)

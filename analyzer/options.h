@@ -1,0 +1,43 @@
+/*
+ * analyzer/options.h — the options every command that reads profiles takes.
+ *
+ * Owns: their values (rp_options), their getopt_long entries and their
+ * parsing, once for all commands: a command lists its own options, then
+ * RP_SHARED_OPTIONS, and passes what getopt_long returns to
+ * rp_options_parse before handling its own. Later filters (label and time
+ * selection) belong here too.
+ */
+#ifndef RPERF_ANALYZER_OPTIONS_H
+#define RPERF_ANALYZER_OPTIONS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#define RP_REPORT_TOP_DEFAULT 50
+
+typedef struct rp_options {
+    int top;    /* rows of each text table (--top N) */
+    bool lines; /* per line of code rather than per method (--lines) */
+} rp_options;
+
+/* getopt_long values of the shared options (above any character). */
+enum { RP_OPT_TOP = 0x1000, RP_OPT_LINES };
+
+#define RP_SHARED_OPTIONS                                 \
+    {"top", required_argument, NULL, RP_OPT_TOP},         \
+    {"lines", no_argument, NULL, RP_OPT_LINES}
+
+/* The text of the shared options for --help. */
+#define RP_SHARED_OPTIONS_HELP                                                    \
+    "  --top N                    rows per table of the text report (default 50)\n" \
+    "  --lines                    one row per line of code rather than per method,\n" \
+    "                             for profiles recorded with RPERF_LINES=1\n"
+
+void rp_options_init(rp_options *o);
+
+/* One option as getopt_long returned it (`c`, `arg`). Returns 1 when it
+ * was a shared option, 0 when it is not one, -1 when its value is bad
+ * (after a usage message; exit with RP_EXIT_USAGE). */
+int rp_options_parse(rp_options *o, int c, const char *arg);
+
+#endif

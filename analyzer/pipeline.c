@@ -1,0 +1,28 @@
+/*
+ * analyzer/pipeline.c — load, filter, encode, write. See pipeline.h.
+ */
+#include "pipeline.h"
+
+#include "commands.h"
+#include "filter.h"
+#include "load.h"
+#include "output.h"
+
+int rp_pipeline_load(char *const *paths, int count, const rp_options *o, bool keep_lines,
+                     rp_profile *p)
+{
+    if (rp_load_paths(paths, count, p) != 0)
+        return -1;
+    return rp_filter_apply(p, o, keep_lines);
+}
+
+int rp_pipeline_convert(char *const *paths, int count, const rp_options *o,
+                        const rp_format *format, const char *path)
+{
+    rp_profile profile;
+    int rc = rp_pipeline_load(paths, count, o, format->keeps_lines, &profile);
+    if (rc == 0)
+        rc = rp_output_write(&profile, format, o, path);
+    rp_profile_free(&profile);
+    return rc == 0 ? RP_EXIT_OK : RP_EXIT_FAILURE;
+}
