@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
 #include "vec.h"
 
 enum state {
@@ -24,11 +25,13 @@ enum state {
 
 void rp_jr_init(rp_json_reader *r, const char *data, size_t len)
 {
-    char *scratch = r->scratch;
-    size_t cap = r->scratch_cap;
+    char *scratch = r->scratch, *repaired = r->repaired;
+    size_t cap = r->scratch_cap, repaired_cap = r->repaired_cap;
     memset(r, 0, sizeof(*r));
     r->scratch = scratch; /* kept across documents */
     r->scratch_cap = cap;
+    r->repaired = repaired;
+    r->repaired_cap = repaired_cap;
     r->start = r->p = data;
     r->end = data + len;
     r->state = EXPECT_VALUE;
@@ -37,8 +40,9 @@ void rp_jr_init(rp_json_reader *r, const char *data, size_t len)
 void rp_jr_free(rp_json_reader *r)
 {
     free(r->scratch);
-    r->scratch = NULL;
-    r->scratch_cap = 0;
+    free(r->repaired);
+    r->scratch = r->repaired = NULL;
+    r->scratch_cap = r->repaired_cap = 0;
 }
 
 static rp_jtok error(rp_json_reader *r, const char *message)
@@ -144,18 +148,49 @@ static size_t unescape(const char **pp, const char *end, char *o)
     return n;
 }
 
+/* The current string, made valid UTF-8 as the JSON writer writes it:
+ * each byte that starts no valid sequence becomes U+FFFD. */
+static rp_jtok repair_utf8(rp_json_reader *r, rp_jtok kind)
+{
+    if (rp_utf8_valid(r->str, r->str_len))
+        return kind;
+    size_t room = 3 * r->str_len; /* U+FFFD is 3 bytes per byte at most */
+    if (RP_VEC_RESERVE(r->repaired, r->repaired_cap, room) != 0)
+        return error(r, "out of memory");
+    const unsigned char *s = (const unsigned char *)r->str;
+    char *o = r->repaired;
+    for (size_t i = 0; i < r->str_len;) {
+        size_t n = rp_utf8_sequence_length(s + i, r->str_len - i);
+        if (n == 0) {
+            memcpy(o, RP_UTF8_REPLACEMENT, 3);
+            o += 3;
+            i++;
+        } else {
+            memcpy(o, s + i, n);
+            o += n;
+            i += n;
+        }
+    }
+    r->str = r->repaired;
+    r->str_len = (size_t)(o - r->repaired);
+    return kind;
+}
+
 /* A string starting after its opening quote. Strings without escapes are
- * returned in place; others are unescaped into the scratch buffer. */
+ * returned in place; others are unescaped into the scratch buffer. Either
+ * is repaired when it is not valid UTF-8 (rare: checked only when a byte
+ * has its high bit set). */
 static rp_jtok read_string(rp_json_reader *r, rp_jtok kind)
 {
     const char *p = r->p, *end = r->end;
+    unsigned char high = 0;
     while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
-        p++;
+        high |= (unsigned char)*p++;
     if (p < end && *p == '"') {
         r->str = r->p;
         r->str_len = (size_t)(p - r->p);
         r->p = p + 1;
-        return kind;
+        return high & 0x80 ? repair_utf8(r, kind) : kind;
     }
     /* escapes: at most as long as the rest of the input */
     size_t plain = (size_t)(p - r->p);
@@ -182,7 +217,7 @@ static rp_jtok read_string(rp_json_reader *r, rp_jtok kind)
     r->str = r->scratch;
     r->str_len = (size_t)(o - r->scratch);
     r->p = p + 1;
-    return kind;
+    return repair_utf8(r, kind);
 }
 
 static bool is_digit(char c)

@@ -44,6 +44,9 @@ typedef struct rp_json_reader {
     /* unescaped strings live here until the next token */
     char *scratch;
     size_t scratch_cap;
+    /* strings that were not valid UTF-8, repaired (common/utf8.h) */
+    char *repaired;
+    size_t repaired_cap;
     const char *error;
 } rp_json_reader;
 

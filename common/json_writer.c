@@ -7,6 +7,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "utf8.h"
+
 void rp_json_init(rp_json *j, rp_out *out)
 {
     memset(j, 0, sizeof(*j));
@@ -45,40 +47,6 @@ void rp_json_begin_object(rp_json *j) { open_container(j, '{'); }
 void rp_json_end_object(rp_json *j) { close_container(j, '}'); }
 void rp_json_begin_array(rp_json *j) { open_container(j, '['); }
 void rp_json_end_array(rp_json *j) { close_container(j, ']'); }
-
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
-static size_t utf8_sequence_length(const unsigned char *s, size_t avail)
-{
-    unsigned char c = s[0];
-    size_t n;
-    uint32_t cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) {
-        n = 2;
-        cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (avail < n)
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    /* overlong forms, surrogates and values past U+10FFFF */
-    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return n;
-}
 
 /* Printable ASCII other than '"' and '\\': written as it is. */
 static bool is_plain(unsigned char c)
@@ -119,9 +87,9 @@ static void write_escaped(rp_out *out, const char *str, size_t len)
             ubuf[6] = '\0';
             esc = ubuf;
         } else if (c >= 0x80) {
-            seq = utf8_sequence_length(s + i, len - i);
+            seq = rp_utf8_sequence_length(s + i, len - i);
             if (seq == 0) {
-                esc = "\xef\xbf\xbd"; /* U+FFFD */
+                esc = RP_UTF8_REPLACEMENT;
                 seq = 1;
             }
         }

@@ -165,12 +165,47 @@ uint32_t rp_profile_stack(rp_profile *p, const uint32_t *frame_ids, uint32_t dep
 
 /* --- label sets -------------------------------------------------------- */
 
-static int label_cmp(const void *a, const void *b)
+/* A pair with its place in the caller's list, to tell which came last. */
+struct ordered_label {
+    rp_label label;
+    uint32_t place;
+};
+
+static int by_key_then_place(const void *a, const void *b)
+{
+    const struct ordered_label *x = a, *y = b;
+    if (x->label.key != y->label.key)
+        return x->label.key < y->label.key ? -1 : 1;
+    return x->place < y->place ? -1 : x->place > y->place;
+}
+
+static int by_key_text(const void *a, const void *b, void *profile)
 {
     const rp_label *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->value < y->value ? -1 : x->value > y->value;
+    return strcmp(rp_profile_str(profile, x->key), rp_profile_str(profile, y->key));
+}
+
+/* A label set is a map: one value per key, the last one given (as JSON
+ * objects read), in the order of the keys' text, so that the same set
+ * reads, merges and writes the same whatever order its pairs and strings
+ * came in. Fills `out` (room for `count`) and returns how many pairs it
+ * holds, or -1 when out of memory. */
+static int64_t canonical_pairs(const rp_profile *p, const rp_label *pairs, uint32_t count,
+                               rp_label *out)
+{
+    struct ordered_label *ordered = malloc((count ? count : 1) * sizeof(*ordered));
+    if (!ordered)
+        return -1;
+    for (uint32_t i = 0; i < count; i++)
+        ordered[i] = (struct ordered_label){pairs[i], i};
+    qsort(ordered, count, sizeof(*ordered), by_key_then_place);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (i + 1 == count || ordered[i + 1].label.key != ordered[i].label.key)
+            out[n++] = ordered[i].label; /* the last of its key */
+    free(ordered);
+    qsort_r(out, n, sizeof(*out), by_key_text, (void *)p);
+    return n;
 }
 
 struct label_set_key {
@@ -188,16 +223,17 @@ static bool label_set_equals(const void *ctx, uint32_t index)
             memcmp(k->p->labels + ls->first, k->pairs, k->count * sizeof(rp_label)) == 0);
 }
 
-uint32_t rp_profile_label_set(rp_profile *p, const rp_label *pairs, uint32_t count)
+uint32_t rp_profile_label_set(rp_profile *p, const rp_label *given, uint32_t given_count)
 {
-    /* Sets are stored sorted by key id so that {a,b} and {b,a} are one set. */
     rp_label sorted_small[8];
-    rp_label *sorted = count <= 8 ? sorted_small : malloc(count * sizeof(rp_label));
-    if (!sorted)
+    rp_label *sorted = given_count <= 8 ? sorted_small : malloc(given_count * sizeof(rp_label));
+    int64_t canonical = sorted ? canonical_pairs(p, given, given_count, sorted) : -1;
+    if (canonical < 0) {
+        if (sorted != sorted_small)
+            free(sorted);
         return RP_IDX_NONE;
-    if (count > 0)
-        memcpy(sorted, pairs, count * sizeof(rp_label));
-    qsort(sorted, count, sizeof(rp_label), label_cmp);
+    }
+    uint32_t count = (uint32_t)canonical;
 
     uint32_t id = RP_IDX_NONE;
     uint64_t hash = rp_hash_u32s((const uint32_t *)sorted, count * 2);

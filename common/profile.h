@@ -121,7 +121,8 @@ uint32_t rp_profile_frame(rp_profile *p, uint32_t path, uint32_t label);
 uint32_t rp_profile_line_frame(rp_profile *p, uint32_t path, uint32_t label, uint32_t line,
                                uint32_t start_line);
 uint32_t rp_profile_stack(rp_profile *p, const uint32_t *frame_ids, uint32_t depth);
-/* Label set from `count` pairs; the order of keys does not matter. */
+/* Label set from `count` pairs: a map, so the order of pairs does not
+ * matter and a key given twice keeps its last value. */
 uint32_t rp_profile_label_set(rp_profile *p, const rp_label *pairs, uint32_t count);
 
 /* "label (path)", "label (path:line)" when the frame has a line, "label"

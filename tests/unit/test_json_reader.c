@@ -158,6 +158,30 @@ static void test_integers(void **state)
     }
 }
 
+/* A string that is not valid UTF-8 reads as the JSON writer writes it:
+ * each stray byte becomes U+FFFD, in place or after escapes alike. */
+static void test_invalid_utf8_is_repaired(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *doc, *expect;
+    } cases[] = {
+        {"[\"a\xff" "b\"]", "a\xef\xbf\xbd" "b"},
+        {"[\"\\n\xc3\"]", "\n\xef\xbf\xbd"},
+        {"[\"\xe2\x82\xac ok\"]", "\xe2\x82\xac ok"},
+        {"[\"\xed\xa0\x80\"]", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        rp_json_reader r = {0};
+        rp_jr_init(&r, cases[i].doc, strlen(cases[i].doc));
+        assert_int_equal(rp_jr_next(&r), RP_JT_BEGIN_ARRAY);
+        assert_int_equal(rp_jr_next(&r), RP_JT_STRING);
+        assert_int_equal(r.str_len, strlen(cases[i].expect));
+        assert_memory_equal(r.str, cases[i].expect, r.str_len);
+        rp_jr_free(&r);
+    }
+}
+
 static void test_skip(void **state)
 {
     (void)state;
@@ -185,6 +209,7 @@ int main(void)
         cmocka_unit_test(test_malformed_input),
         cmocka_unit_test(test_integers),
         cmocka_unit_test(test_skip),
+        cmocka_unit_test(test_invalid_utf8_is_repaired),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

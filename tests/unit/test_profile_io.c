@@ -280,6 +280,28 @@ static void test_lines_round_trip(void **state)
     rp_profile_free(&back);
 }
 
+/* A label set is a map: pair order does not matter, a repeated key keeps
+ * its last value, and pairs are kept in the order of the keys' text
+ * whatever order their strings were interned in. */
+static void test_label_sets_are_maps(void **state)
+{
+    (void)state;
+    rp_profile p;
+    assert_int_equal(rp_profile_init(&p, true), 0);
+    uint32_t b = rp_profile_cstring(&p, "b"), a = rp_profile_cstring(&p, "a");
+    uint32_t one = rp_profile_cstring(&p, "1"), two = rp_profile_cstring(&p, "2");
+    rp_label ba[] = {{b, one}, {a, two}}, ab[] = {{a, two}, {b, one}};
+    rp_label repeated[] = {{a, one}, {b, one}, {a, two}};
+    uint32_t id = rp_profile_label_set(&p, ba, 2);
+    assert_int_equal(rp_profile_label_set(&p, ab, 2), id);
+    assert_int_equal(rp_profile_label_set(&p, repeated, 3), id);
+    const rp_label_set *ls = &p.label_sets[id];
+    assert_int_equal(ls->count, 2);
+    assert_int_equal(p.labels[ls->first].key, a); /* "a" first, though interned second */
+    assert_int_equal(p.labels[ls->first].value, two);
+    rp_profile_free(&p);
+}
+
 static void test_bad_files_are_named(void **state)
 {
     (void)state;
@@ -357,6 +379,7 @@ int main(void)
         cmocka_unit_test(test_bad_files_are_named),
         cmocka_unit_test(test_frames_with_lines_are_read),
         cmocka_unit_test(test_lines_round_trip),
+        cmocka_unit_test(test_label_sets_are_maps),
         cmocka_unit_test(test_gem_document_is_read),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
