@@ -13,6 +13,11 @@
  * RTLD_NEXT), and with the VM now alive, start profiling. The profile is
  * written by an end proc registered first (so it runs after every user
  * at_exit handler), or, for exit!, from the interposed _exit().
+ *
+ * Naming across the agent: a profile (what one file covers) begins and
+ * ends (begin_profile, end_profile); a mechanism is started and stopped
+ * (the worker thread, the timer, the hooks, the sampler's accepting
+ * samples: rp_*_start / rp_*_stop).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -68,9 +73,9 @@ static void begin_profile(void)
     start_realtime_ns = rp_clock_ns(CLOCK_REALTIME);
     start_monotonic_ns = rp_clock_ns(CLOCK_MONOTONIC);
     owner_pid = getpid();
-    rp_sampler_begin();
+    rp_sampler_start();
     if (rp_worker_start(&cfg) != 0) {
-        rp_sampler_end();
+        rp_sampler_stop();
         atomic_store(&state, AGENT_OFF);
         return;
     }
@@ -80,7 +85,7 @@ static void begin_profile(void)
 /* GVL held: a fresh profile for this process after the previous one was
  * dropped (fork child) or written (failed exec): empty tables, counters
  * from zero, threads numbered from 1 again. */
-static void start_new_profile(void)
+static void begin_fresh_profile(void)
 {
     rp_sample_buf_reset();
     rp_aggregator_clear();
@@ -90,14 +95,14 @@ static void start_new_profile(void)
     begin_profile();
 }
 
-static void finish_profile(void);
+static void end_profile(void);
 
 /* End proc — runs on the main thread with the GVL, after the program's own
  * at_exit handlers (registered later, run earlier). */
 static void on_ruby_exit(VALUE unused)
 {
     (void)unused;
-    finish_profile();
+    end_profile();
 }
 
 static void on_fork_child(void);
@@ -161,12 +166,12 @@ static void announce_session(bool wrote)
 
 /* GVL held, on the thread that ends the process: stops sampling and writes
  * this process's profile, once. */
-static void finish_profile(void)
+static void end_profile(void)
 {
     int expected = AGENT_ACTIVE;
     if (getpid() != owner_pid || !atomic_compare_exchange_strong(&state, &expected, AGENT_OFF))
         return;
-    rp_sampler_end();
+    rp_sampler_stop();
     rp_gvl_gc_stop();
     if (!rp_worker_stop()) {
         rp_log("the sampling thread did not stop; no profile written for process %ld",
@@ -212,7 +217,7 @@ static bool on_profiled_ruby_thread(void)
 __attribute__((visibility("default"), noreturn)) void _exit(int status)
 {
     if (on_profiled_ruby_thread())
-        finish_profile();
+        end_profile();
     /* What glibc's _exit does; a system call needs no symbol lookup, which
      * matters in vfork children and keeps the load of every process cheap. */
     for (;;)
@@ -227,13 +232,13 @@ static void before_exec(bool *was_profiling)
 {
     *was_profiling = on_profiled_ruby_thread();
     if (*was_profiling)
-        finish_profile();
+        end_profile();
 }
 
 static void after_failed_exec(bool was_profiling)
 {
     if (was_profiling)
-        start_new_profile();
+        begin_fresh_profile();
 }
 
 /* The exec itself: glibc's execve is this system call, and execv is
@@ -321,7 +326,7 @@ static void on_fork_child(void)
     rp_aggregator_after_fork(); /* the lock taken before fork */
     if (atomic_load(&state) != AGENT_ACTIVE)
         return;
-    rp_sampler_end();
+    rp_sampler_stop();
     rp_worker_forget();
     rp_gvl_holder_forget();
     owner_pid = 0;
@@ -337,7 +342,7 @@ static void restart_in_fork_child(void *unused)
     if (atomic_load(&state) != AGENT_RESTART_PENDING)
         return;
     session.is_root = false;
-    start_new_profile();
+    begin_fresh_profile();
 }
 
 /* --- load ------------------------------------------------------------------ */

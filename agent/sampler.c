@@ -126,7 +126,7 @@ int rp_sampler_init(rp_mode mode, int frequency)
     return 0;
 }
 
-void rp_sampler_begin(void)
+void rp_sampler_start(void)
 {
     bool is_new;
     rp_thread *t = rp_threads_current(&is_new);
@@ -137,7 +137,7 @@ void rp_sampler_begin(void)
     atomic_store(&accepting, true);
 }
 
-void rp_sampler_end(void)
+void rp_sampler_stop(void)
 {
     atomic_store(&accepting, false);
 }

@@ -28,9 +28,9 @@ int rp_sampler_init(rp_mode mode, int frequency);
 
 /* GVL held: starts accepting samples; the calling thread's clock starts
  * now, so time before this point is not attributed. */
-void rp_sampler_begin(void);
+void rp_sampler_start(void);
 /* GVL held: further triggers take no sample. */
-void rp_sampler_end(void);
+void rp_sampler_stop(void);
 
 /* Any context, async-signal-safe: counts a tick and asks Ruby to run the
  * sampling job at the next safepoint. */
