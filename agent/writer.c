@@ -28,22 +28,11 @@ static uint32_t intern_value(rp_profile *p, VALUE str, const char *fallback)
     return rp_profile_string(p, RSTRING_PTR(str), (size_t)RSTRING_LEN(str));
 }
 
-/* Prism's compiler evaluates each negative integer literal of the code it
- * compiles by calling Integer#-@ (prism_compile.c, parse_integer_value).
- * Compiling is C code without safepoints, so ticks that arrive while a file
- * is compiled are served at the first safepoint after them: the return of
- * such a call. That sample's weight is the compiler's work, done by the C
- * method that compiles (require, load, eval ...), which is the frame below:
- * the call is left out of the stack. Ruby code calling -@ has a Ruby frame
- * below it and keeps it. */
-#define COMPILER_CALL_PATH "<internal:numeric>"
-#define COMPILER_CALL_LABEL "Integer#-@"
-
 /* The first line of a Ruby method or block, 0 for C methods. */
 static uint32_t first_line_of(VALUE frame)
 {
     VALUE line = rb_profile_frame_first_lineno(frame);
-    return RB_INTEGER_TYPE_P(line) && FIXNUM_P(line) && FIX2LONG(line) > 0
+    return FIXNUM_P(line) && FIX2LONG(line) > 0
                ? (uint32_t)FIX2LONG(line)
                : 0;
 }
@@ -67,6 +56,17 @@ static uint32_t *resolve_frames(rp_profile *p, const rp_aggregate *agg)
     }
     return map;
 }
+
+/* Prism's compiler evaluates each negative integer literal of the code it
+ * compiles by calling Integer#-@ (prism_compile.c, parse_integer_value).
+ * Compiling is C code without safepoints, so ticks that arrive while a file
+ * is compiled are served at the first safepoint after them: the return of
+ * such a call. That sample's weight is the compiler's work, done by the C
+ * method that compiles (require, load, eval ...), which is the frame below:
+ * the call is left out of the stack. Ruby code calling -@ has a Ruby frame
+ * below it and keeps it. */
+#define COMPILER_CALL_PATH "<internal:numeric>"
+#define COMPILER_CALL_LABEL "Integer#-@"
 
 /* The compiler's call, recognised by its frame and its caller's. */
 typedef struct compiler_call {

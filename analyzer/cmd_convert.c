@@ -51,14 +51,17 @@ int cmd_convert(int argc, char **argv)
             return RP_EXIT_USAGE;
         if (shared > 0)
             continue;
-        if (c >= FORMAT_OPTION && c < FORMAT_OPTION + (int)rp_format_count)
+        if (c >= FORMAT_OPTION && c < FORMAT_OPTION + (int)rp_format_count) {
             format = &rp_formats[c - FORMAT_OPTION];
-        else if (c == 'F' && !(format = rp_format_named(optarg)))
-            return rp_usage_error("convert: unknown format '%s' (see rperf-analyze --help)", optarg);
-        else if (c == 'o')
+        } else if (c == 'F') {
+            if (!(format = rp_format_named(optarg)))
+                return rp_usage_error("convert: unknown format '%s' (see rperf-analyze --help)",
+                                      optarg);
+        } else if (c == 'o') {
             output = optarg;
-        else if (c != 'F')
+        } else {
             return rp_usage_error("convert: unknown option '%s'", argv[optind - 1]);
+        }
     }
     if (!format && !output)
         return rp_usage_error("convert: say which format (--pprof, --format NAME ...), "

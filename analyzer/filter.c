@@ -19,10 +19,14 @@ static int drop_lines(rp_profile *p)
 {
     rp_profile methods;
     char err[RP_MERGE_ERROR_MAX];
-    if (rp_profile_init(&methods, p->samples.aggregate) != 0 ||
-        rp_merge_into(&methods, p, 0, false, err) != 0) {
+    if (rp_profile_init(&methods, p->samples.aggregate) != 0) {
         rp_profile_free(&methods);
         rp_error("out of memory");
+        return -1;
+    }
+    if (rp_merge_into(&methods, p, 0, false, err) != 0) {
+        rp_profile_free(&methods);
+        rp_error("%s", err);
         return -1;
     }
     rp_profile_free(p);

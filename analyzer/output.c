@@ -18,7 +18,9 @@ static int write_stdout(const rp_profile *p, const rp_format *format, const rp_o
                  format->name);
         return -1;
     }
-    rp_out *out = rp_format_compressed(format, NULL) ? rp_out_gzip_fd(dup(STDOUT_FILENO), RP_GZIP_DEFAULT)
+    /* compressed output gets a descriptor of its own: closing it must not
+     * close stdout */
+    rp_out *out = rp_format_compressed(format, NULL) ? rp_out_fd(dup(STDOUT_FILENO), RP_GZIP_DEFAULT)
                                                      : rp_out_stream(stdout, false);
     if (!out) {
         rp_error("standard output: %s", strerror(errno));

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static mode_t mode_of(rp_file_access access)
@@ -24,23 +23,8 @@ int rp_atomic_file_open(rp_atomic_file *f, const char *path, rp_file_access acce
     int fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_of(access));
     if (fd < 0)
         return errno;
-    /* open() applies the umask; a private file must not depend on it */
-    if (access == RP_FILE_PRIVATE && fchmod(fd, 0600) != 0) {
+    if (!(f->out = rp_out_fd(fd, gzip_level))) {
         int err = errno;
-        close(fd);
-        unlink(f->tmp);
-        return err;
-    }
-    errno = 0;
-    FILE *fp = gzip_level == RP_NOT_COMPRESSED ? fdopen(fd, "w") : NULL;
-    f->out = gzip_level == RP_NOT_COMPRESSED ? (fp ? rp_out_stream(fp, true) : NULL)
-                                             : rp_out_gzip_fd(fd, gzip_level);
-    if (!f->out) {
-        int err = errno ? errno : EIO;
-        if (fp)
-            fclose(fp);
-        else
-            close(fd);
         unlink(f->tmp);
         return err;
     }

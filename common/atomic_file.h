@@ -5,9 +5,9 @@
  * (PATH.tmp.<pid>, created exclusively so nothing already there is
  * followed or overwritten) and publishing it with rename(), which is
  * atomic; and the mode each kind of file gets:
- *   RP_FILE_PRIVATE  0600 whatever the umask: the agent's profiles. They
- *                    hold the program's command line, paths and timings,
- *                    inside a session directory that is 0700 itself.
+ *   RP_FILE_PRIVATE  0600 (a umask can only narrow it): the agent's
+ *                    profiles. They hold the program's command line, paths
+ *                    and timings, inside a session directory that is 0700.
  *   RP_FILE_SHARED   0666 less the umask: a file the user asked the
  *                    analyzer for (-o), like any tool's output.
  */
@@ -20,8 +20,6 @@
 
 typedef enum rp_file_access { RP_FILE_PRIVATE, RP_FILE_SHARED } rp_file_access;
 
-#define RP_NOT_COMPRESSED (-1) /* gzip_level of a plain file */
-
 typedef struct rp_atomic_file {
     const char *path;
     char tmp[4096];
@@ -29,7 +27,7 @@ typedef struct rp_atomic_file {
 } rp_atomic_file;
 
 /* Creates the temporary file for `path` and f->out on it, gzip-compressed
- * at `gzip_level` or plain (RP_NOT_COMPRESSED). Returns 0 or an errno
+ * at `gzip_level` or plain (RP_NOT_COMPRESSED, out.h). Returns 0 or an errno
  * value (nothing is left behind then). */
 int rp_atomic_file_open(rp_atomic_file *f, const char *path, rp_file_access access, int gzip_level);
 

@@ -18,7 +18,9 @@ static rp_out *out_new(void)
     return out;
 }
 
-rp_out *rp_out_gzip_fd(int fd, int level)
+/* Compressed output on `fd` at zlib level `level`; NULL on failure (fd
+ * left open). */
+static rp_out *gzip_fd(int fd, int level)
 {
     const rp_gzip_api *gzip = rp_gzip_api_get();
     if (!gzip)
@@ -47,6 +49,33 @@ rp_out *rp_out_stream(FILE *fp, bool own)
         return NULL;
     out->fp = fp;
     out->own_fp = own;
+    return out;
+}
+
+/* Plain output on a descriptor; NULL (fd closed) on failure. */
+static rp_out *plain_fd(int fd)
+{
+    FILE *fp = fdopen(fd, "w");
+    rp_out *out = fp ? rp_out_stream(fp, true) : NULL;
+    if (!out) {
+        if (fp)
+            fclose(fp);
+        else
+            close(fd);
+    }
+    return out;
+}
+
+rp_out *rp_out_fd(int fd, int gzip_level)
+{
+    if (fd < 0)
+        return NULL;
+    errno = 0;
+    rp_out *out = gzip_level == RP_NOT_COMPRESSED ? plain_fd(fd) : gzip_fd(fd, gzip_level);
+    int err = errno ? errno : EIO;
+    if (!out && gzip_level != RP_NOT_COMPRESSED)
+        close(fd); /* gzip_fd leaves it open when it fails */
+    errno = err;
     return out;
 }
 

@@ -30,11 +30,15 @@ typedef struct rp_out {
 #define RP_GZIP_FAST 1
 #define RP_GZIP_DEFAULT 6
 
-/* Compressed output on an open descriptor (taken over, closed at close),
- * at zlib level `level`. Returns NULL on failure with errno set. */
-rp_out *rp_out_gzip_fd(int fd, int level);
 /* Plain output on a stream; `own` makes rp_out_close fclose it. */
 rp_out *rp_out_stream(FILE *fp, bool own);
+
+#define RP_NOT_COMPRESSED (-1) /* gzip_level of plain output */
+
+/* Output on an open descriptor, gzip-compressed at `gzip_level` or plain
+ * (RP_NOT_COMPRESSED). Takes the descriptor over: rp_out_close closes it,
+ * and so does a failure here (NULL, errno set; fd may be -1). */
+rp_out *rp_out_fd(int fd, int gzip_level);
 
 void rp_out_write(rp_out *out, const void *data, size_t len);
 void rp_out_puts(rp_out *out, const char *s);

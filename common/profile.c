@@ -15,42 +15,42 @@
 #define FIELD_TABLE(array) {array, sizeof(array) / sizeof(array[0])}
 
 static const rp_int_field meta_fields[] = {
-    {RP_KEY_PID, offsetof(rp_meta, pid), false},
-    {RP_KEY_PPID, offsetof(rp_meta, ppid), false},
-    {RP_KEY_FREQUENCY, offsetof(rp_meta, frequency), false},
-    {RP_KEY_TRIGGER_COUNT, offsetof(rp_meta, trigger_count), false},
-    {RP_KEY_SAMPLING_COUNT, offsetof(rp_meta, sampling_count), false},
-    {RP_KEY_SAMPLING_TIME_NS, offsetof(rp_meta, sampling_time_ns), false},
-    {RP_KEY_DETECTED_THREADS, offsetof(rp_meta, detected_thread_count), false},
-    {RP_KEY_START_TIME_NS, offsetof(rp_meta, start_time_ns), false},
-    {RP_KEY_DURATION_NS, offsetof(rp_meta, duration_ns), false},
-    {RP_KEY_USER_NS, offsetof(rp_meta, user_ns), false},
-    {RP_KEY_SYS_NS, offsetof(rp_meta, sys_ns), false},
-    {RP_KEY_DROPPED_SAMPLES, offsetof(rp_meta, dropped_samples), false},
-    {RP_KEY_TRUNCATED_SAMPLES, offsetof(rp_meta, truncated_samples), false},
-    {RP_KEY_PROCESS_COUNT, offsetof(rp_meta, process_count), true},
-    {RP_KEY_TOTAL_DURATION_NS, offsetof(rp_meta, total_duration_ns), true},
+    RP_INT_FIELD(RP_KEY_PID, rp_meta, pid),
+    RP_INT_FIELD(RP_KEY_PPID, rp_meta, ppid),
+    RP_INT_FIELD(RP_KEY_FREQUENCY, rp_meta, frequency),
+    RP_INT_FIELD(RP_KEY_TRIGGER_COUNT, rp_meta, trigger_count),
+    RP_INT_FIELD(RP_KEY_SAMPLING_COUNT, rp_meta, sampling_count),
+    RP_INT_FIELD(RP_KEY_SAMPLING_TIME_NS, rp_meta, sampling_time_ns),
+    RP_INT_FIELD(RP_KEY_DETECTED_THREADS, rp_meta, detected_thread_count),
+    RP_INT_FIELD(RP_KEY_START_TIME_NS, rp_meta, start_time_ns),
+    RP_INT_FIELD(RP_KEY_DURATION_NS, rp_meta, duration_ns),
+    RP_INT_FIELD(RP_KEY_USER_NS, rp_meta, user_ns),
+    RP_INT_FIELD(RP_KEY_SYS_NS, rp_meta, sys_ns),
+    RP_INT_FIELD(RP_KEY_DROPPED_SAMPLES, rp_meta, dropped_samples),
+    RP_INT_FIELD(RP_KEY_TRUNCATED_SAMPLES, rp_meta, truncated_samples),
+    RP_MERGED_INT_FIELD(RP_KEY_PROCESS_COUNT, rp_meta, process_count),
+    RP_MERGED_INT_FIELD(RP_KEY_TOTAL_DURATION_NS, rp_meta, total_duration_ns),
 };
 const rp_int_fields rp_meta_fields = FIELD_TABLE(meta_fields);
 
 static const rp_int_field gc_fields[] = {
-    {RP_KEY_GC_COUNT, offsetof(rp_gc_stats, count), false},
-    {RP_KEY_GC_MINOR, offsetof(rp_gc_stats, minor_count), false},
-    {RP_KEY_GC_MAJOR, offsetof(rp_gc_stats, major_count), false},
-    {RP_KEY_GC_TIME_NS, offsetof(rp_gc_stats, time_ns), false},
-    {RP_KEY_GC_ALLOCATED, offsetof(rp_gc_stats, allocated_objects), false},
-    {RP_KEY_GC_FREED, offsetof(rp_gc_stats, freed_objects), false},
+    RP_INT_FIELD(RP_KEY_GC_COUNT, rp_gc_stats, count),
+    RP_INT_FIELD(RP_KEY_GC_MINOR, rp_gc_stats, minor_count),
+    RP_INT_FIELD(RP_KEY_GC_MAJOR, rp_gc_stats, major_count),
+    RP_INT_FIELD(RP_KEY_GC_TIME_NS, rp_gc_stats, time_ns),
+    RP_INT_FIELD(RP_KEY_GC_ALLOCATED, rp_gc_stats, allocated_objects),
+    RP_INT_FIELD(RP_KEY_GC_FREED, rp_gc_stats, freed_objects),
 };
 const rp_int_fields rp_gc_fields = FIELD_TABLE(gc_fields);
 
 static const rp_int_field os_fields[] = {
-    {RP_KEY_OS_MAXRSS_KB, offsetof(rp_os_stats, maxrss_kb), false},
-    {RP_KEY_OS_MINFLT, offsetof(rp_os_stats, page_faults_minor), false},
-    {RP_KEY_OS_MAJFLT, offsetof(rp_os_stats, page_faults_major), false},
-    {RP_KEY_OS_NVCSW, offsetof(rp_os_stats, ctx_voluntary), false},
-    {RP_KEY_OS_NIVCSW, offsetof(rp_os_stats, ctx_involuntary), false},
-    {RP_KEY_OS_IO_READ, offsetof(rp_os_stats, io_read_bytes), false},
-    {RP_KEY_OS_IO_WRITE, offsetof(rp_os_stats, io_write_bytes), false},
+    RP_INT_FIELD(RP_KEY_OS_MAXRSS_KB, rp_os_stats, maxrss_kb),
+    RP_INT_FIELD(RP_KEY_OS_MINFLT, rp_os_stats, page_faults_minor),
+    RP_INT_FIELD(RP_KEY_OS_MAJFLT, rp_os_stats, page_faults_major),
+    RP_INT_FIELD(RP_KEY_OS_NVCSW, rp_os_stats, ctx_voluntary),
+    RP_INT_FIELD(RP_KEY_OS_NIVCSW, rp_os_stats, ctx_involuntary),
+    RP_INT_FIELD(RP_KEY_OS_IO_READ, rp_os_stats, io_read_bytes),
+    RP_INT_FIELD(RP_KEY_OS_IO_WRITE, rp_os_stats, io_write_bytes),
 };
 const rp_int_fields rp_os_fields = FIELD_TABLE(os_fields);
 
@@ -171,18 +171,14 @@ struct ordered_label {
     uint32_t place;
 };
 
-static int by_key_then_place(const void *a, const void *b)
+/* By the key's text, then by place (string ids and texts correspond one
+ * to one, so equal keys end up next to each other). */
+static int by_key_text_then_place(const void *a, const void *b, void *profile)
 {
     const struct ordered_label *x = a, *y = b;
     if (x->label.key != y->label.key)
-        return x->label.key < y->label.key ? -1 : 1;
+        return strcmp(rp_profile_str(profile, x->label.key), rp_profile_str(profile, y->label.key));
     return x->place < y->place ? -1 : x->place > y->place;
-}
-
-static int by_key_text(const void *a, const void *b, void *profile)
-{
-    const rp_label *x = a, *y = b;
-    return strcmp(rp_profile_str(profile, x->key), rp_profile_str(profile, y->key));
 }
 
 /* A label set is a map: one value per key, the last one given (as JSON
@@ -198,13 +194,12 @@ static int64_t canonical_pairs(const rp_profile *p, const rp_label *pairs, uint3
         return -1;
     for (uint32_t i = 0; i < count; i++)
         ordered[i] = (struct ordered_label){pairs[i], i};
-    qsort(ordered, count, sizeof(*ordered), by_key_then_place);
+    qsort_r(ordered, count, sizeof(*ordered), by_key_text_then_place, (void *)p);
     uint32_t n = 0;
     for (uint32_t i = 0; i < count; i++)
         if (i + 1 == count || ordered[i + 1].label.key != ordered[i].label.key)
             out[n++] = ordered[i].label; /* the last of its key */
     free(ordered);
-    qsort_r(out, n, sizeof(*out), by_key_text, (void *)p);
     return n;
 }
 

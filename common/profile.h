@@ -56,6 +56,10 @@ typedef struct rp_int_field {
     bool merged_only; /* written only for a merged profile (several processes) */
 } rp_int_field;
 
+/* A row: the member `member` of struct `type` under `key`. */
+#define RP_INT_FIELD(key, type, member) {(key), offsetof(type, member), false}
+#define RP_MERGED_INT_FIELD(key, type, member) {(key), offsetof(type, member), true}
+
 typedef struct rp_int_fields {
     const rp_int_field *fields;
     size_t count;

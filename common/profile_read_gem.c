@@ -13,12 +13,12 @@
 
 /* The gem's "gc_stats" members, in our rp_gc_stats (time is in ms there). */
 static const rp_int_field gem_gc_fields[] = {
-    {"count", offsetof(rp_gc_stats, count), false},
-    {"minor_count", offsetof(rp_gc_stats, minor_count), false},
-    {"major_count", offsetof(rp_gc_stats, major_count), false},
-    {"time_ms", offsetof(rp_gc_stats, time_ns), false},
-    {"allocated_objects", offsetof(rp_gc_stats, allocated_objects), false},
-    {"freed_objects", offsetof(rp_gc_stats, freed_objects), false},
+    RP_INT_FIELD("count", rp_gc_stats, count),
+    RP_INT_FIELD("minor_count", rp_gc_stats, minor_count),
+    RP_INT_FIELD("major_count", rp_gc_stats, major_count),
+    RP_INT_FIELD("time_ms", rp_gc_stats, time_ns),
+    RP_INT_FIELD("allocated_objects", rp_gc_stats, allocated_objects),
+    RP_INT_FIELD("freed_objects", rp_gc_stats, freed_objects),
 };
 
 int rp_gem_read_gc_stats(struct doc *d, rp_jtok tok)
