@@ -8,6 +8,7 @@
 #include "../common/filename.h"
 #include "../common/profile_write.h"
 #include "collapsed.h"
+#include "html.h"
 #include "pprof.h"
 #include "report.h"
 
@@ -27,6 +28,8 @@ const rp_format rp_formats[] = {
      "the text report", rp_text_write},
     {"json", {".json", ".json.gz", NULL}, false, RP_GZIP_IF_NAMED_GZ, true,
      "one merged profile in the agent's format", encode_json},
+    {"html", {".html", ".htm", NULL}, false, RP_UNCOMPRESSED, false,
+     "a self-contained flame-graph viewer page (offline)", rp_html_write},
 };
 const size_t rp_format_count = sizeof(rp_formats) / sizeof(rp_formats[0]);
 

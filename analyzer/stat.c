@@ -18,15 +18,6 @@
 #include "../common/vm_state.h"
 #include "report.h"
 
-/* The breakdown: one line per VM state, in this order. */
-static const char *const state_titles[RP_VM_STATE_COUNT] = {
-    [RP_VM_RUNNING] = "[Rperf] CPU execution",
-    [RP_VM_GVL_BLOCKED] = "[Rperf] GVL blocked (I/O, sleep)",
-    [RP_VM_GVL_WAIT] = "[Rperf] GVL wait (contention)",
-    [RP_VM_GC_MARK] = "[Rperf] GC marking",
-    [RP_VM_GC_SWEEP] = "[Rperf] GC sweeping",
-};
-
 static void pct_line(rp_out *out, const char *value, const char *unit, double pct, const char *label)
 {
     rp_out_printf(out, "  %14s %-2s %5.1f%%  %s\n", value, unit, pct, label);
@@ -50,9 +41,10 @@ static rp_vm_state state_of(const rp_profile *p, uint32_t label_set)
     return RP_VM_RUNNING;
 }
 
-static void write_breakdown(rp_out *out, const rp_profile *p)
+int64_t rp_stat_state_totals(const rp_profile *p, int64_t sums[RP_VM_STATE_COUNT])
 {
-    int64_t sums[RP_VM_STATE_COUNT] = {0}, total = 0;
+    int64_t total = 0;
+    memset(sums, 0, RP_VM_STATE_COUNT * sizeof(sums[0]));
     rp_vm_state *by_set = calloc(p->label_set_count ? p->label_set_count : 1, sizeof(*by_set));
     for (size_t i = 0; by_set && i < p->label_set_count; i++)
         by_set[i] = state_of(p, (uint32_t)i);
@@ -63,14 +55,24 @@ static void write_breakdown(rp_out *out, const rp_profile *p)
         rp_add_saturating(&total, s->weight);
     }
     free(by_set);
-    char buf[RP_NUMFMT_MAX];
+    return total;
+}
+
+static void write_breakdown(rp_out *out, const rp_profile *p)
+{
+    int64_t sums[RP_VM_STATE_COUNT];
+    int64_t total = rp_stat_state_totals(p, sums);
+    char buf[RP_NUMFMT_MAX], title[80];
     rp_out_write(out, "\n", 1);
     if (p->meta.process_count > 1)
         plain_line(out, rp_fmt_int(p->meta.process_count, buf), "", "[Rperf] Ruby processes profiled");
-    for (int c = 0; c < RP_VM_STATE_COUNT; c++)
-        if (sums[c] > 0)
-            pct_line(out, rp_fmt_ms(sums[c], buf), "ms",
-                     total > 0 ? (double)sums[c] * 100.0 / (double)total : 0.0, state_titles[c]);
+    for (int c = 0; c < RP_VM_STATE_COUNT; c++) {
+        if (sums[c] <= 0)
+            continue;
+        snprintf(title, sizeof(title), "[Rperf] %s", rp_vm_state_titles[c]);
+        pct_line(out, rp_fmt_ms(sums[c], buf), "ms",
+                 total > 0 ? (double)sums[c] * 100.0 / (double)total : 0.0, title);
+    }
 }
 
 static void write_ruby_lines(rp_out *out, const rp_meta *m)

@@ -48,13 +48,16 @@ void rp_json_end_object(rp_json *j) { close_container(j, '}'); }
 void rp_json_begin_array(rp_json *j) { open_container(j, '['); }
 void rp_json_end_array(rp_json *j) { close_container(j, ']'); }
 
-/* Printable ASCII other than '"' and '\\': written as it is. */
-static bool is_plain(unsigned char c)
+/* Printable ASCII other than '"' and '\\' (and, for HTML, '<', '>' and
+ * '&'): written as it is. */
+static bool is_plain(unsigned char c, bool html_safe)
 {
+    if (html_safe && (c == '<' || c == '>' || c == '&'))
+        return false;
     return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
 }
 
-static void write_escaped(rp_out *out, const char *str, size_t len)
+static void write_escaped(rp_out *out, const char *str, size_t len, bool html_safe)
 {
     static const char hex[] = "0123456789abcdef";
     const unsigned char *s = (const unsigned char *)str;
@@ -62,7 +65,7 @@ static void write_escaped(rp_out *out, const char *str, size_t len)
     size_t i = 0;
     while (i < len) {
         /* Paths and method names are mostly plain: skip over them fast. */
-        while (i < len && is_plain(s[i]))
+        while (i < len && is_plain(s[i], html_safe))
             i++;
         if (i == len)
             break;
@@ -80,7 +83,7 @@ static void write_escaped(rp_out *out, const char *str, size_t len)
             esc = "\\t";
         else if (c == '\r')
             esc = "\\r";
-        else if (c < 0x20) {
+        else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
             memcpy(ubuf, "\\u00", 4);
             ubuf[4] = hex[c >> 4];
             ubuf[5] = hex[c & 15];
@@ -109,7 +112,7 @@ void rp_json_key(rp_json *j, const char *key)
 {
     before_value(j);
     rp_out_write(j->out, "\"", 1);
-    write_escaped(j->out, key, strlen(key));
+    write_escaped(j->out, key, strlen(key), j->html_safe);
     rp_out_write(j->out, "\":", 2);
     j->after_key = true;
 }
@@ -118,7 +121,7 @@ void rp_json_string(rp_json *j, const char *s, size_t len)
 {
     before_value(j);
     rp_out_write(j->out, "\"", 1);
-    write_escaped(j->out, s, len);
+    write_escaped(j->out, s, len, j->html_safe);
     rp_out_write(j->out, "\"", 1);
 }
 

@@ -4,7 +4,9 @@
  * Owns: JSON syntax (commas, nesting, string escaping, number text) for
  * writers that stream large documents without building them in memory.
  * Strings are written as valid UTF-8: bytes that are not are replaced by
- * U+FFFD, so any reader (jansson, Ruby's JSON) accepts the file.
+ * U+FFFD, so any reader (jansson, Ruby's JSON) accepts the file. With
+ * html_safe, '<', '>' and '&' are written as \u escapes, so the document
+ * can sit inside an HTML <script> element whatever its strings say.
  */
 #ifndef RPERF_COMMON_JSON_WRITER_H
 #define RPERF_COMMON_JSON_WRITER_H
@@ -22,6 +24,7 @@ typedef struct rp_json {
     int depth;
     bool need_comma[RP_JSON_MAX_DEPTH + 1];
     bool after_key;
+    bool html_safe; /* set after rp_json_init; see above */
 } rp_json;
 
 void rp_json_init(rp_json *j, rp_out *out);

@@ -24,6 +24,8 @@ typedef struct rp_vm_state_label {
 } rp_vm_state_label;
 
 extern const rp_vm_state_label rp_vm_state_labels[RP_VM_STATE_COUNT];
+/* What each state is called in summaries ("GVL blocked (I/O, sleep)"). */
+extern const char *const rp_vm_state_titles[RP_VM_STATE_COUNT];
 
 /* The state the label key=value stands for; RP_VM_RUNNING when it is no
  * state label (a user label, %pid). */

@@ -1,0 +1,181 @@
+/*
+ * analyzer/calltree.c — the merged call tree. See calltree.h.
+ *
+ * Samples are sorted by their stacks read from the root, so the samples
+ * under any node are one contiguous run and each child is a sub-run with
+ * the same frame at the next depth. The tree is built top-down from those
+ * runs: a run's weight is known before its node is made, so a folded
+ * subtree is never built at all and memory follows the kept tree, not
+ * the number of distinct stacks.
+ */
+#include "calltree.h"
+
+#include <stdlib.h>
+
+#include "../common/vec.h"
+
+typedef struct sorted_sample {
+    const uint32_t *frames; /* leaf first, as stacks are stored */
+    uint32_t depth;
+    uint32_t sample; /* index into the profile's samples */
+} sorted_sample;
+
+/* A run of sorted samples sharing the path to `node` (`depth` frames). */
+typedef struct pending_run {
+    uint32_t node;
+    size_t lo, hi;
+    uint32_t depth;
+} pending_run;
+
+typedef struct builder {
+    const rp_profile *p;
+    rp_calltree *t;
+    sorted_sample *sorted;
+    int64_t min_weight;
+    pending_run *runs;
+    size_t run_count, runs_cap;
+} builder;
+
+/* The frame at `d` counted from the root. */
+static inline uint32_t frame_from_root(const sorted_sample *s, uint32_t d)
+{
+    return s->frames[s->depth - 1 - d];
+}
+
+static int compare_from_root(const void *a, const void *b)
+{
+    const sorted_sample *x = a, *y = b;
+    uint32_t common = x->depth < y->depth ? x->depth : y->depth;
+    for (uint32_t d = 0; d < common; d++) {
+        uint32_t fx = frame_from_root(x, d), fy = frame_from_root(y, d);
+        if (fx != fy)
+            return fx < fy ? -1 : 1;
+    }
+    if (x->depth != y->depth)
+        return x->depth < y->depth ? -1 : 1;
+    return x->sample < y->sample ? -1 : x->sample > y->sample;
+}
+
+static uint32_t add_node(rp_calltree *t, uint32_t parent, uint32_t frame, int64_t total)
+{
+    if (t->node_count >= RP_IDX_NONE - 1 || RP_VEC_RESERVE(t->nodes, t->nodes_cap, t->node_count + 1) != 0)
+        return RP_IDX_NONE;
+    t->nodes[t->node_count] = (rp_calltree_node){parent, frame, total};
+    return (uint32_t)t->node_count++;
+}
+
+static int add_leaf(builder *b, uint32_t node, const sorted_sample *s)
+{
+    const rp_sample *sample = &b->p->samples.samples[s->sample];
+    /* Weights were summed without overflow in the profile, and a node's
+     * leaves are a part of them. */
+    return rp_sample_table_add(&b->t->leaves, node, sample->thread_seq, sample->label_set,
+                               sample->weight) == RP_SAMPLE_OK
+               ? 0
+               : -1;
+}
+
+static int push_run(builder *b, uint32_t node, size_t lo, size_t hi, uint32_t depth)
+{
+    if (RP_VEC_RESERVE(b->runs, b->runs_cap, b->run_count + 1) != 0)
+        return -1;
+    b->runs[b->run_count++] = (pending_run){node, lo, hi, depth};
+    return 0;
+}
+
+static int64_t run_weight(const builder *b, size_t lo, size_t hi)
+{
+    int64_t w = 0;
+    for (size_t i = lo; i < hi; i++)
+        rp_add_saturating(&w, b->p->samples.samples[b->sorted[i].sample].weight);
+    return w;
+}
+
+/* Folds the run [lo, hi) under `parent` into its "(other)" child, made
+ * when first needed (*other). */
+static int fold_run(builder *b, uint32_t parent, uint32_t *other, size_t lo, size_t hi, int64_t weight)
+{
+    rp_calltree *t = b->t;
+    if (*other == RP_IDX_NONE && (*other = add_node(t, parent, RP_CALLTREE_OTHER, 0)) == RP_IDX_NONE)
+        return -1;
+    rp_add_saturating(&t->nodes[*other].total, weight);
+    t->folded_nodes++;
+    rp_add_saturating(&t->folded_weight, weight);
+    for (size_t i = lo; i < hi; i++)
+        if (add_leaf(b, *other, &b->sorted[i]) != 0)
+            return -1;
+    return 0;
+}
+
+/* Makes the children of one run's node: samples ending there become its
+ * leaves; each group of samples with the same next frame becomes a child
+ * (to be expanded later) or, when too light, part of "(other)". */
+static int expand_run(builder *b, pending_run run)
+{
+    size_t i = run.lo;
+    for (; i < run.hi && b->sorted[i].depth == run.depth; i++)
+        if (add_leaf(b, run.node, &b->sorted[i]) != 0)
+            return -1;
+    uint32_t other = RP_IDX_NONE;
+    while (i < run.hi) {
+        uint32_t frame = frame_from_root(&b->sorted[i], run.depth);
+        size_t j = i + 1;
+        while (j < run.hi && frame_from_root(&b->sorted[j], run.depth) == frame)
+            j++;
+        int64_t weight = run_weight(b, i, j);
+        if (weight < b->min_weight) {
+            if (fold_run(b, run.node, &other, i, j, weight) != 0)
+                return -1;
+        } else {
+            uint32_t child = add_node(b->t, run.node, frame, weight);
+            if (child == RP_IDX_NONE || push_run(b, child, i, j, run.depth + 1) != 0)
+                return -1;
+        }
+        i = j;
+    }
+    return 0;
+}
+
+static int sort_samples(builder *b)
+{
+    const rp_profile *p = b->p;
+    b->sorted = malloc((p->samples.count ? p->samples.count : 1) * sizeof(*b->sorted));
+    if (!b->sorted)
+        return -1;
+    for (size_t i = 0; i < p->samples.count; i++) {
+        sorted_sample *s = &b->sorted[i];
+        s->frames = rp_stack_table_get(&p->stacks, p->samples.samples[i].stack, &s->depth);
+        s->sample = (uint32_t)i;
+    }
+    qsort(b->sorted, p->samples.count, sizeof(*b->sorted), compare_from_root);
+    return 0;
+}
+
+int rp_calltree_build(const rp_profile *p, int64_t min_weight, rp_calltree *t)
+{
+    *t = (rp_calltree){0};
+    rp_sample_table_init(&t->leaves, true);
+    builder b = {.p = p, .t = t, .min_weight = min_weight};
+    int rc = -1;
+    if (sort_samples(&b) != 0 ||
+        add_node(t, RP_IDX_NONE, RP_CALLTREE_ROOT, rp_sample_table_total(&p->samples)) == RP_IDX_NONE ||
+        push_run(&b, 0, 0, p->samples.count, 0) != 0)
+        goto out;
+    while (b.run_count > 0)
+        if (expand_run(&b, b.runs[--b.run_count]) != 0)
+            goto out;
+    rc = 0;
+out:
+    free(b.sorted);
+    free(b.runs);
+    if (rc != 0)
+        rp_calltree_free(t);
+    return rc;
+}
+
+void rp_calltree_free(rp_calltree *t)
+{
+    free(t->nodes);
+    rp_sample_table_free(&t->leaves);
+    *t = (rp_calltree){0};
+}

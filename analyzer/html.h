@@ -1,0 +1,27 @@
+/*
+ * analyzer/html.h — the HTML viewer (rperf-analyze convert --html).
+ *
+ * Owns: the "html" format: one self-contained page (analyzer/viewer/: the
+ * page, its style and script, embedded at build time) with the profile's
+ * summary, top methods and tags written as HTML, and the merged call tree
+ * (calltree.h) as data the page's flame graph, filters and tables read.
+ * The page makes no network request of any kind.
+ */
+#ifndef RPERF_ANALYZER_HTML_H
+#define RPERF_ANALYZER_HTML_H
+
+#include "../common/out.h"
+#include "../common/profile.h"
+#include "options.h"
+
+/* Subtrees lighter than total / RP_HTML_FOLD_DIVISOR are folded into
+ * "(other)" nodes: far below a pixel at any zoom a person uses. */
+#define RP_HTML_FOLD_DIVISOR 100000
+
+/* Rows of the top table written into the page (the page re-sorts and
+ * re-filters from its data). */
+#define RP_HTML_TOP_ROWS 100
+
+int rp_html_write(const rp_profile *p, rp_out *out, const rp_options *o);
+
+#endif

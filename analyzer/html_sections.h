@@ -1,0 +1,41 @@
+/*
+ * analyzer/html_sections.h — the parts of the viewer's page written as HTML.
+ *
+ * Owns: what the page says before its script runs, so that text tools and
+ * screen readers read it too: the summary (command, mode, duration,
+ * processes, threads, samples, time by VM state with a bar), the top
+ * methods table and the tags tables. The page's script redraws the same
+ * markup (analyzer/viewer/viewer.js) when filters change; keep the two in
+ * step. Also the process a label set belongs to, which the data shares.
+ */
+#ifndef RPERF_ANALYZER_HTML_SECTIONS_H
+#define RPERF_ANALYZER_HTML_SECTIONS_H
+
+#include <stdint.h>
+
+#include "../common/flatcum.h"
+#include "../common/out.h"
+#include "../common/profile.h"
+
+/* Writes `s` as HTML text (also safe inside a quoted attribute). */
+void rp_html_text(rp_out *out, const char *s);
+
+/* The string id of the %pid value of label set `set`, or RP_IDX_NONE for
+ * the session's root process, whose samples carry none. */
+uint32_t rp_html_process_of(const rp_profile *p, uint32_t set);
+
+/* What the sections are written from. */
+typedef struct rp_html_page {
+    const rp_profile *p;
+    rp_flatcum fc;       /* self (flat) and total (cumulative) per frame */
+    int64_t *self_ns;    /* per frame id */
+    int top_rows;        /* rows of the top table */
+} rp_html_page;
+
+/* Each returns 0, or -1 when out of memory. */
+int rp_html_summary(rp_out *out, const rp_html_page *pg);
+int rp_html_top_caption(rp_out *out, const rp_html_page *pg);
+int rp_html_top_rows(rp_out *out, const rp_html_page *pg);
+int rp_html_tags(rp_out *out, const rp_html_page *pg);
+
+#endif

@@ -1,0 +1,662 @@
+/*
+ * analyzer/viewer/viewer.js — the viewer page's script.
+ *
+ * Reads the data rperf-analyze embedded (#rperf-data; its layout is
+ * described at the top of analyzer/html.c), filters the call tree's leaf
+ * weights by label, process and thread, builds the tree that is shown
+ * (with label values as root or leaf frames when asked), draws it on a
+ * canvas and fills the Top and Tags tables with the same markup the page
+ * was written with (analyzer/html_sections.c). No network, no library.
+ *
+ * window.rperfViewer exposes what is drawn, for tests and for the curious.
+ */
+'use strict';
+(function () {
+  const data = JSON.parse(document.getElementById('rperf-data').textContent);
+  const $ = (id) => document.getElementById(id);
+  const str = (id) => (id >= 0 ? data.strings[id] : '');
+
+  // --- frames --------------------------------------------------------------
+  const KIND = { ruby: 0, cfunc: 1, state: 2, label: 3, other: 4, root: 5 };
+  const STATE_KEYS = new Set(['%GVL', '%GC']);
+  const frameName = [], framePath = [], frameKind = [];
+  for (let i = 0; i < data.frames.length; i += 3) {
+    const label = data.frames[i], path = data.frames[i + 1], line = data.frames[i + 2];
+    if (label < 0) {
+      frameName.push('(other)'); framePath.push(''); frameKind.push(KIND.other);
+      continue;
+    }
+    frameName.push(line ? `${str(label)}:${line}` : str(label));
+    framePath.push(str(path));
+    frameKind.push(str(path) === '<C method>' ? KIND.cfunc : KIND.ruby);
+  }
+  const BASE_FRAMES = frameName.length;
+  const ROOT_FRAME = -1;
+  const labelFrames = new Map();
+  function labelFrame(key, value) {
+    const name = `${key}=${value}`;
+    let f = labelFrames.get(name);
+    if (f === undefined) {
+      f = frameName.length;
+      frameName.push(name); framePath.push('');
+      frameKind.push(STATE_KEYS.has(key) ? KIND.state : KIND.label);
+      labelFrames.set(name, f);
+    }
+    return f;
+  }
+  const nameOf = (f) => (f === ROOT_FRAME ? 'all' : frameName[f]);
+
+  // --- label sets, processes, threads ------------------------------------------
+  const rootPid = String(data.root_pid);
+  const setLabels = data.label_sets.map((pairs, s) => {
+    const m = new Map();
+    for (let i = 0; i < pairs.length; i += 2) m.set(str(pairs[i]), str(pairs[i + 1]));
+    if (!m.has('%pid')) m.set('%pid', rootPid); // the root process carries none
+    return m;
+  });
+  const setProcess = data.processes.map((p) => (p < 0 ? rootPid : str(p)));
+  const threadKey = (set, seq) => `${setProcess[set]}:${seq}`;
+
+  // --- the call tree as embedded --------------------------------------------------
+  const nodeCount = data.nodes.length / 2 + 1;
+  const nodeParent = new Int32Array(nodeCount), nodeFrame = new Int32Array(nodeCount);
+  nodeParent[0] = -1; nodeFrame[0] = ROOT_FRAME;
+  for (let n = 1; n < nodeCount; n++) {
+    nodeParent[n] = data.nodes[2 * (n - 1)];
+    nodeFrame[n] = data.nodes[2 * (n - 1) + 1];
+  }
+  const leaves = data.leaves; // node, thread_seq, label_set, weight
+  const leafCount = leaves.length / 4;
+
+  // --- filters ---------------------------------------------------------------------------
+  const state = {
+    search: null, focusFrame: -1, tagfocus: [], tagignore: [], tagroot: [], tagleaf: [],
+    process: '', thread: '', flame: false, zoomPath: [], sort: 'self',
+  };
+
+  function escapeRegex(s) { return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); }
+
+  // "REGEX" or "KEY=REGEX", several separated by commas; throws on a bad regex.
+  function parseTagExprs(text) {
+    return text.split(',').map((t) => t.trim()).filter((t) => t).map((t) => {
+      const eq = t.indexOf('=');
+      if (eq > 0) return { key: t.slice(0, eq), re: new RegExp(t.slice(eq + 1)) };
+      return { key: null, re: new RegExp(t) };
+    });
+  }
+  const parseKeys = (text) => text.split(',').map((t) => t.trim()).filter((t) => t);
+
+  function labelValue(set, seq, key) {
+    return key === 'thread_seq' ? String(seq) : setLabels[set].get(key);
+  }
+
+  function matchesAny(exprs, set, seq) {
+    for (const e of exprs) {
+      if (e.key !== null) {
+        const v = labelValue(set, seq, e.key);
+        if (v !== undefined && e.re.test(v)) return true;
+      } else {
+        for (const v of setLabels[set].values()) if (e.re.test(v)) return true;
+      }
+    }
+    return false;
+  }
+
+  // Nodes whose path from the root holds the focused frame.
+  function focusedNodes() {
+    if (state.focusFrame < 0) return null;
+    const has = new Uint8Array(nodeCount);
+    for (let n = 1; n < nodeCount; n++)
+      has[n] = has[nodeParent[n]] || nodeFrame[n] === state.focusFrame ? 1 : 0;
+    return has;
+  }
+
+  // The leaves that pass every filter, as indexes.
+  function passingLeaves() {
+    const cache = new Map(), focus = focusedNodes(), out = [];
+    for (let i = 0; i < leafCount; i++) {
+      const node = leaves[4 * i], seq = leaves[4 * i + 1], set = leaves[4 * i + 2];
+      if (focus && !focus[node]) continue;
+      const key = set * 4294967296 + seq;
+      let ok = cache.get(key);
+      if (ok === undefined) {
+        ok = (!state.process || setProcess[set] === state.process) &&
+          (!state.thread || threadKey(set, seq) === state.thread) &&
+          (!state.tagfocus.length || matchesAny(state.tagfocus, set, seq)) &&
+          !(state.tagignore.length && matchesAny(state.tagignore, set, seq));
+        cache.set(key, ok);
+      }
+      if (ok) out.push(i);
+    }
+    return out;
+  }
+
+  // --- the tree shown --------------------------------------------------------------------
+  let shown = null; // { frame, parent, depth, self, total, children }
+
+  function buildShown(passing) {
+    const frame = [ROOT_FRAME], parent = [-1], depth = [0], self = [0];
+    const child = new Map();
+    const SPAN = 4294967296;
+    function childOf(p, f) {
+      const key = p * SPAN + (f + 1);
+      let c = child.get(key);
+      if (c === undefined) {
+        c = frame.length;
+        frame.push(f); parent.push(p); depth.push(depth[p] + 1); self.push(0);
+        child.set(key, c);
+      }
+      return c;
+    }
+    const mapped = new Map(); // top * SPAN + base node -> shown node
+    const chain = [];
+    function shownNode(top, base) {
+      chain.length = 0;
+      let n = base, at = top;
+      while (n > 0) {
+        const m = mapped.get(top * SPAN + n);
+        if (m !== undefined) { at = m; break; }
+        chain.push(n);
+        n = nodeParent[n];
+      }
+      for (let i = chain.length - 1; i >= 0; i--) {
+        at = childOf(at, nodeFrame[chain[i]]);
+        mapped.set(top * SPAN + chain[i], at);
+      }
+      return at;
+    }
+    for (const i of passing) {
+      const node = leaves[4 * i], seq = leaves[4 * i + 1], set = leaves[4 * i + 2];
+      let top = 0;
+      for (const key of state.tagroot) {
+        const v = labelValue(set, seq, key);
+        top = childOf(top, labelFrame(key, v === undefined ? '(not set)' : v));
+      }
+      let at = shownNode(top, node);
+      for (const key of state.tagleaf) {
+        const v = labelValue(set, seq, key);
+        if (v !== undefined) at = childOf(at, labelFrame(key, v));
+      }
+      self[at] += leaves[4 * i + 3];
+    }
+    const total = self.slice();
+    for (let n = frame.length - 1; n > 0; n--) total[parent[n]] += total[n];
+    const children = frame.map(() => []);
+    for (let n = 1; n < frame.length; n++) children[parent[n]].push(n);
+    for (const c of children) if (c.length > 1) c.sort((a, b) => total[b] - total[a]);
+    return { frame, parent, depth, self, total, children };
+  }
+
+  // Per frame: self and total over the embedded tree (no label frames),
+  // a frame counted once per path even under recursion.
+  function frameWeights(passing) {
+    const selfAt = new Float64Array(nodeCount);
+    for (const i of passing) selfAt[leaves[4 * i]] += leaves[4 * i + 3];
+    const totalAt = Float64Array.from(selfAt);
+    for (let n = nodeCount - 1; n > 0; n--) totalAt[nodeParent[n]] += totalAt[n];
+    const self = new Float64Array(BASE_FRAMES), total = new Float64Array(BASE_FRAMES);
+    // A node adds to its frame's total unless an ancestor has the same frame.
+    const onPath = new Int32Array(BASE_FRAMES);
+    const kids = baseChildren();
+    const stack = [0];
+    while (stack.length) {
+      const n = stack.pop();
+      if (n < 0) { onPath[nodeFrame[~n]]--; continue; }
+      if (n > 0) {
+        const f = nodeFrame[n];
+        self[f] += selfAt[n];
+        if (onPath[f] === 0) total[f] += totalAt[n];
+        onPath[f]++;
+        stack.push(~n);
+      }
+      for (let c = kids.first[n]; c < kids.first[n + 1]; c++)
+        if (totalAt[kids.list[c]] > 0) stack.push(kids.list[c]);
+    }
+    return { self, total };
+  }
+
+  let baseKids = null;
+  function baseChildren() {
+    if (baseKids) return baseKids;
+    const first = new Int32Array(nodeCount + 1), list = new Int32Array(Math.max(nodeCount - 1, 0));
+    for (let n = 1; n < nodeCount; n++) first[nodeParent[n] + 1]++;
+    for (let n = 0; n < nodeCount; n++) first[n + 1] += first[n];
+    const fill = first.slice(0, nodeCount);
+    for (let n = 1; n < nodeCount; n++) list[fill[nodeParent[n]]++] = n;
+    baseKids = { first, list };
+    return baseKids;
+  }
+
+  // --- numbers -----------------------------------------------------------------------------
+  const msFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  const ms = (ns) => msFormat.format(ns / 1e6);
+  const pct = (part, whole) => (whole > 0 ? ((part * 100) / whole).toFixed(1) : '0.0') + '%';
+  function escapeHtml(s) {
+    return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+  }
+
+  // --- drawing -----------------------------------------------------------------------------
+  const ROW = 18;
+  const canvas = $('flame'), ctx = canvas.getContext('2d');
+  let boxes = []; // { node, x, y, w } in CSS pixels of the canvas
+  let zoomNode = 0, matched = null, hover = -1;
+
+  function hashOf(s) {
+    let h = 2166136261;
+    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+    return (h >>> 0) / 4294967296;
+  }
+  function colorOf(f) {
+    if (f === ROOT_FRAME) return '#c8c8c8';
+    const kind = frameKind[f], h = hashOf(frameName[f]);
+    switch (kind) {
+      case KIND.cfunc: return `hsl(${195 + 25 * h},55%,${62 + 10 * h}%)`;
+      case KIND.state: return `hsl(${265 + 20 * h},35%,${68 + 8 * h}%)`;
+      case KIND.label: return `hsl(${105 + 30 * h},45%,${58 + 10 * h}%)`;
+      case KIND.other: return '#e2e2e2';
+      default: return `hsl(${8 + 37 * h},78%,${58 + 8 * h}%)`;
+    }
+  }
+
+  function resolveZoom() {
+    let n = 0;
+    for (const f of state.zoomPath) {
+      const next = shown.children[n].find((c) => shown.frame[c] === f);
+      if (next === undefined) { state.zoomPath = []; return 0; }
+      n = next;
+    }
+    return n;
+  }
+
+  function pathTo(n) {
+    const path = [];
+    for (; n > 0; n = shown.parent[n]) path.push(n);
+    return path.reverse();
+  }
+
+  function draw() {
+    const width = canvas.parentElement.clientWidth;
+    const zTotal = shown.total[zoomNode] || 1;
+    const visible = [];
+    const ancestors = [0, ...pathTo(zoomNode)];
+    for (const a of ancestors) visible.push({ node: a, x: 0, w: width });
+    visible.pop(); // the zoomed node itself is laid out below with its children
+    let maxDepth = 0;
+    const stack = [{ node: zoomNode, x: 0 }];
+    while (stack.length) {
+      const { node, x } = stack.pop();
+      const w = (shown.total[node] / zTotal) * width;
+      visible.push({ node, x, w });
+      if (shown.depth[node] > maxDepth) maxDepth = shown.depth[node];
+      let cx = x;
+      for (const c of shown.children[node]) {
+        const cw = (shown.total[c] / zTotal) * width;
+        if (cw >= 0.35) stack.push({ node: c, x: cx });
+        cx += cw;
+      }
+    }
+    const height = (maxDepth + 1) * ROW;
+    const ratio = window.devicePixelRatio || 1;
+    canvas.width = Math.round(width * ratio);
+    canvas.height = Math.round(height * ratio);
+    canvas.style.width = width + 'px';
+    canvas.style.height = height + 'px';
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, width, height);
+    ctx.font = '12px system-ui, sans-serif';
+    ctx.textBaseline = 'middle';
+    boxes = [];
+    for (const b of visible) {
+      const d = shown.depth[b.node];
+      const y = state.flame ? (maxDepth - d) * ROW : d * ROW;
+      const f = shown.frame[b.node];
+      const isMatch = matched && matched[b.node];
+      ctx.fillStyle = isMatch ? '#d63bd6' : colorOf(f);
+      const w = Math.max(b.w - 0.5, 0.35);
+      ctx.fillRect(b.x, y, w, ROW - 1);
+      if (b.node === hover) {
+        ctx.strokeStyle = '#222';
+        ctx.strokeRect(b.x + 0.5, y + 0.5, Math.max(w - 1, 0), ROW - 2);
+      }
+      if (w > 28) {
+        const label = f === ROOT_FRAME ? `all (${ms(shown.total[0])} ms)` : nameOf(f);
+        ctx.fillStyle = isMatch ? '#fff' : '#1a1a1a';
+        ctx.fillText(fitText(label, w - 6), b.x + 3, y + ROW / 2);
+      }
+      boxes.push({ node: b.node, x: b.x, y, w: b.w });
+    }
+    drawCrumbs();
+  }
+
+  const fitCache = new Map();
+  function fitText(text, room) {
+    const key = text + '\u0000' + Math.floor(room);
+    let fit = fitCache.get(key);
+    if (fit !== undefined) return fit;
+    fit = text;
+    if (ctx.measureText(text).width > room) {
+      let lo = 0, hi = text.length;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (ctx.measureText(text.slice(0, mid) + '…').width <= room) lo = mid; else hi = mid - 1;
+      }
+      fit = lo > 0 ? text.slice(0, lo) + '…' : '';
+    }
+    if (fitCache.size > 20000) fitCache.clear();
+    fitCache.set(key, fit);
+    return fit;
+  }
+
+  function drawCrumbs() {
+    const nav = $('crumbs');
+    nav.textContent = '';
+    const path = [0, ...pathTo(zoomNode)];
+    path.forEach((n, i) => {
+      if (i) nav.append(' › ');
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = n === 0 ? 'all' : nameOf(shown.frame[n]);
+      b.title = `${ms(shown.total[n])} ms`;
+      b.disabled = n === zoomNode;
+      b.addEventListener('click', () => zoomTo(n));
+      nav.append(b);
+    });
+  }
+
+  function zoomTo(n) {
+    zoomNode = n;
+    state.zoomPath = pathTo(n).map((m) => shown.frame[m]);
+    hover = -1;
+    $('tooltip').hidden = true;
+    draw();
+  }
+
+  function boxAt(x, y) {
+    for (let i = boxes.length - 1; i >= 0; i--) {
+      const b = boxes[i];
+      if (y >= b.y && y < b.y + ROW && x >= b.x && x < b.x + Math.max(b.w, 1)) return b;
+    }
+    return null;
+  }
+
+  function showTooltip(b, ev) {
+    const tip = $('tooltip'), n = b.node, f = shown.frame[n];
+    const all = shown.total[0], par = n > 0 ? shown.total[shown.parent[n]] : all;
+    const path = f >= 0 ? framePath[f] : '';
+    tip.innerHTML = `<strong>${escapeHtml(nameOf(f))}</strong>` +
+      (path ? `<div class="path">${escapeHtml(path)}</div>` : '') +
+      `<table><tr><th>total</th><td>${ms(shown.total[n])} ms</td><td>${pct(shown.total[n], all)} of all</td>` +
+      `<td>${pct(shown.total[n], par)} of parent</td></tr>` +
+      `<tr><th>self</th><td>${ms(shown.self[n])} ms</td><td>${pct(shown.self[n], all)} of all</td><td></td></tr></table>`;
+    tip.hidden = false;
+    const box = canvas.parentElement.getBoundingClientRect();
+    let left = ev.clientX - box.left + 14, top = ev.clientY - box.top + 14;
+    if (left + tip.offsetWidth > box.width) left = Math.max(0, ev.clientX - box.left - tip.offsetWidth - 14);
+    tip.style.left = left + 'px';
+    tip.style.top = top + 'px';
+  }
+
+  canvas.addEventListener('mousemove', (ev) => {
+    const r = canvas.getBoundingClientRect();
+    const b = boxAt(ev.clientX - r.left, ev.clientY - r.top);
+    const n = b ? b.node : -1;
+    if (n !== hover) { hover = n; draw(); }
+    if (b) showTooltip(b, ev); else $('tooltip').hidden = true;
+  });
+  canvas.addEventListener('mouseleave', () => { hover = -1; $('tooltip').hidden = true; draw(); });
+  canvas.addEventListener('click', (ev) => {
+    const r = canvas.getBoundingClientRect();
+    const b = boxAt(ev.clientX - r.left, ev.clientY - r.top);
+    if (b) zoomTo(b.node === zoomNode && b.node !== 0 ? shown.parent[b.node] : b.node);
+  });
+
+  // --- search --------------------------------------------------------------------------------
+  // Marks the shown nodes whose frame matches; the share counts a nested
+  // match once (its outermost matching ancestor covers it).
+  function applySearch() {
+    matched = null;
+    const out = $('search-result');
+    if (!state.search) { out.textContent = ''; return; }
+    matched = new Uint8Array(shown.frame.length);
+    let covered = 0;
+    for (let n = 1; n < shown.frame.length; n++) {
+      const f = shown.frame[n];
+      if (!state.search.test(nameOf(f)) && !(f >= 0 && state.search.test(framePath[f]))) continue;
+      matched[n] = 1;
+      let a = shown.parent[n], inside = false;
+      for (; a > 0; a = shown.parent[a]) if (matched[a]) { inside = true; break; }
+      if (!inside) covered += shown.total[n];
+    }
+    out.textContent = `Matched: ${pct(covered, shown.total[0])} (${ms(covered)} ms)`;
+    out.dataset.ns = String(covered);
+  }
+
+  // --- tables ------------------------------------------------------------------------------------
+  const TOP_ROWS = 100;
+  function renderTop(passing, shownTotal) {
+    const { self, total } = frameWeights(passing);
+    const rows = [];
+    for (let f = 0; f < BASE_FRAMES; f++) if (total[f] > 0) rows.push(f);
+    const by = {
+      self: (a, b) => self[b] - self[a] || total[b] - total[a],
+      total: (a, b) => total[b] - total[a] || self[b] - self[a],
+      name: (a, b) => frameName[a].localeCompare(frameName[b]),
+      path: (a, b) => framePath[a].localeCompare(framePath[b]) || frameName[a].localeCompare(frameName[b]),
+    }[state.sort];
+    rows.sort(by);
+    const html = rows.slice(0, TOP_ROWS).map((f) =>
+      `<tr data-frame="${f}"><td class="num">${ms(self[f])}</td><td class="num">${pct(self[f], shownTotal)}</td>` +
+      `<td class="num">${ms(total[f])}</td><td class="num">${pct(total[f], shownTotal)}</td>` +
+      `<td class="name">${escapeHtml(frameName[f])}</td><td class="path">${escapeHtml(framePath[f])}</td></tr>`);
+    $('top-body').innerHTML = html.join('\n');
+    const sortName = { self: 'self time', total: 'total time', name: 'name', path: 'file' }[state.sort];
+    $('top-caption').textContent = `Top ${Math.min(rows.length, TOP_ROWS)} of ${rows.length.toLocaleString('en-US')} methods by ${sortName}`;
+    for (const th of document.querySelectorAll('#top-table th')) th.classList.toggle('sorted', th.dataset.sort === state.sort);
+  }
+
+  function renderTags(passing, shownTotal) {
+    const byKey = new Map(); // key -> Map(value -> weight)
+    const add = (key, value, w) => {
+      let m = byKey.get(key);
+      if (!m) byKey.set(key, (m = new Map()));
+      m.set(value, (m.get(value) || 0) + w);
+    };
+    const keys = new Set();
+    for (const m of setLabels) for (const k of m.keys()) keys.add(k);
+    if (data.processes.every((p) => p < 0)) keys.delete('%pid'); // one process: no such label
+    for (const i of passing) {
+      const seq = leaves[4 * i + 1], set = leaves[4 * i + 2], w = leaves[4 * i + 3];
+      for (const k of keys) add(k, setLabels[set].has(k) ? setLabels[set].get(k) : null, w);
+      add('thread_seq', String(seq), w);
+    }
+    const tables = [...byKey.keys()].sort((a, b) => (a === 'thread_seq') - (b === 'thread_seq') || (a < b ? -1 : a > b))
+      .map((key) => {
+        const rows = [...byKey.get(key).entries()].sort((a, b) =>
+          key === 'thread_seq' ? Number(a[0]) - Number(b[0]) : b[1] - a[1]);
+        const body = rows.map(([value, w]) => {
+          const unset = value === null, text = unset ? '(not set)' : value;
+          return `<tr data-value="${escapeHtml(text)}"${unset ? ' data-unset=""' : ''}><td>${unset ? '<em>' : ''}${escapeHtml(text)}${unset ? '</em>' : ''}</td>` +
+            `<td class="num">${ms(w)}</td><td class="num">${pct(w, shownTotal)}</td>` +
+            `<td class="barcell"><span class="hbar" style="width:${shownTotal > 0 ? ((w * 100) / shownTotal).toFixed(3) : 0}%"></span></td></tr>`;
+        }).join('\n');
+        return `<table class="tag" data-key="${escapeHtml(key)}"><caption>${escapeHtml(key)}</caption><thead><tr>` +
+          '<th scope="col">Value</th><th scope="col" class="num">ms</th><th scope="col" class="num">share</th><th scope="col"></th></tr></thead>' +
+          `<tbody>\n${body}</tbody></table>`;
+      });
+    $('tags-body').innerHTML = tables.join('\n');
+  }
+
+  // --- the status line -----------------------------------------------------------------------------
+  function renderStatus(shownTotal) {
+    const st = $('status');
+    st.textContent = '';
+    const span = document.createElement('span');
+    span.id = 'shown-total';
+    span.dataset.ns = String(shownTotal);
+    span.textContent = `Shown: ${ms(shownTotal)} ms of ${ms(data.total_ns)} ms (${pct(shownTotal, data.total_ns)})`;
+    st.append(span);
+    const result = document.createElement('span');
+    result.id = 'search-result';
+    st.append(' ', result);
+    if (state.focusFrame >= 0) {
+      const chip = document.createElement('button');
+      chip.type = 'button';
+      chip.className = 'chip';
+      chip.textContent = `focus: ${frameName[state.focusFrame]} ✕`;
+      chip.title = 'only stacks through this method; click to clear';
+      chip.addEventListener('click', () => { state.focusFrame = -1; update(); });
+      st.append(' ', chip);
+    }
+  }
+
+  // --- everything, after any change -------------------------------------------------------------
+  let lastPassing = [];
+  function update() {
+    const passing = passingLeaves();
+    lastPassing = passing;
+    shown = buildShown(passing);
+    zoomNode = resolveZoom();
+    renderStatus(shown.total[0]);
+    applySearch();
+    draw();
+    if (!$('panel-top').hidden) renderTop(passing, shown.total[0]); else topStale = true;
+    if (!$('panel-tags').hidden) renderTags(passing, shown.total[0]); else tagsStale = true;
+  }
+  let topStale = false, tagsStale = false;
+
+  function showError(message) {
+    const e = $('error');
+    e.textContent = message;
+    e.hidden = !message;
+  }
+
+  function readControls() {
+    try {
+      state.tagfocus = parseTagExprs($('tagfocus').value);
+      state.tagignore = parseTagExprs($('tagignore').value);
+      const s = $('search').value;
+      state.search = s ? new RegExp(s) : null;
+      showError('');
+    } catch (err) {
+      showError(`Not a regular expression: ${err.message}`);
+      return false;
+    }
+    state.tagroot = parseKeys($('tagroot').value);
+    state.tagleaf = parseKeys($('tagleaf').value);
+    state.process = $('process').value;
+    state.thread = $('thread').value;
+    state.flame = $('flame-order').checked;
+    return true;
+  }
+
+  let timer = 0;
+  function onControl(ev) {
+    clearTimeout(timer);
+    const run = () => {
+      if (!readControls()) return;
+      if (ev && ev.target && ev.target.id === 'search') { applySearch(); draw(); } else update();
+    };
+    if (ev && ev.type === 'input') timer = setTimeout(run, 120); else run();
+  }
+  for (const id of ['search', 'tagfocus', 'tagignore', 'tagroot', 'tagleaf'])
+    $(id).addEventListener('input', onControl);
+  for (const id of ['process', 'thread', 'flame-order']) $(id).addEventListener('change', onControl);
+  $('controls').addEventListener('submit', (ev) => { ev.preventDefault(); onControl(); });
+  $('reset').addEventListener('click', () => {
+    for (const id of ['search', 'tagfocus', 'tagignore', 'tagroot']) $(id).value = '';
+    $('tagleaf').value = '%GVL, %GC';
+    $('process').value = '';
+    $('thread').value = '';
+    $('flame-order').checked = false;
+    state.focusFrame = -1;
+    state.zoomPath = [];
+    onControl();
+  });
+
+  // --- tabs -------------------------------------------------------------------------------------------
+  function selectTab(name) {
+    for (const t of ['flame', 'top', 'tags']) {
+      $('tab-' + t).setAttribute('aria-selected', String(t === name));
+      $('panel-' + t).hidden = t !== name;
+    }
+    if (name === 'top' && topStale) { renderTop(lastPassing, shown.total[0]); topStale = false; }
+    if (name === 'tags' && tagsStale) { renderTags(lastPassing, shown.total[0]); tagsStale = false; }
+    if (name === 'flame') draw();
+  }
+  for (const t of ['flame', 'top', 'tags']) $('tab-' + t).addEventListener('click', () => selectTab(t));
+
+  $('top-table').querySelector('thead').addEventListener('click', (ev) => {
+    const th = ev.target.closest('th');
+    if (!th) return;
+    state.sort = th.dataset.sort;
+    renderTop(lastPassing, shown.total[0]);
+  });
+  $('top-body').addEventListener('click', (ev) => {
+    const tr = ev.target.closest('tr[data-frame]');
+    if (!tr) return;
+    state.focusFrame = Number(tr.dataset.frame);
+    state.zoomPath = [];
+    $('search').value = '^' + escapeRegex(frameName[state.focusFrame]) + '$';
+    readControls();
+    update();
+    selectTab('flame');
+  });
+  $('tags-body').addEventListener('click', (ev) => {
+    const tr = ev.target.closest('tr[data-value]');
+    const table = tr && tr.closest('table[data-key]');
+    if (!tr || !table || tr.hasAttribute('data-unset')) return;
+    $('tagfocus').value = `${table.dataset.key}=^${escapeRegex(tr.dataset.value)}$`;
+    onControl();
+  });
+
+  // --- process and thread choices ---------------------------------------------------------------
+  function fillChoices() {
+    const byProcess = new Map(), byThread = new Map();
+    for (let i = 0; i < leafCount; i++) {
+      const seq = leaves[4 * i + 1], set = leaves[4 * i + 2], w = leaves[4 * i + 3];
+      const p = setProcess[set], t = threadKey(set, seq);
+      byProcess.set(p, (byProcess.get(p) || 0) + w);
+      byThread.set(t, (byThread.get(t) || 0) + w);
+    }
+    const sel = $('process');
+    [...byProcess.entries()].sort((a, b) => Number(a[0]) - Number(b[0])).forEach(([p, w]) => {
+      sel.append(new Option(`${p}${p === rootPid ? ' (root)' : ''} — ${ms(w)} ms`, p));
+    });
+    const tsel = $('thread');
+    const many = byProcess.size > 1;
+    [...byThread.entries()].sort((a, b) => {
+      const [pa, sa] = a[0].split(':').map(Number), [pb, sb] = b[0].split(':').map(Number);
+      return pa - pb || sa - sb;
+    }).forEach(([t, w]) => {
+      const [p, seq] = t.split(':');
+      tsel.append(new Option(`${many ? `pid ${p} ` : ''}thread ${seq} — ${ms(w)} ms`, t));
+    });
+  }
+
+  window.addEventListener('resize', () => { if (!$('panel-flame').hidden) draw(); });
+
+  // For tests and scripts: what is drawn, in page coordinates.
+  window.rperfViewer = {
+    boxes() {
+      const r = canvas.getBoundingClientRect();
+      return boxes.map((b) => ({
+        name: nameOf(shown.frame[b.node]),
+        path: shown.frame[b.node] >= 0 ? framePath[shown.frame[b.node]] : '',
+        x: r.left + window.scrollX + b.x, y: r.top + window.scrollY + b.y, w: b.w, h: ROW,
+        total_ns: shown.total[b.node], self_ns: shown.self[b.node],
+        share: shown.total[0] > 0 ? shown.total[b.node] / shown.total[0] : 0,
+        matched: !!(matched && matched[b.node]),
+        zoomed: b.node === zoomNode,
+      }));
+    },
+    shownTotal: () => shown.total[0],
+    zoomedName: () => nameOf(shown.frame[zoomNode]),
+  };
+
+  fillChoices();
+  readControls();
+  const t0 = performance.now();
+  update();
+  window.rperfViewer.firstDrawMs = performance.now() - t0;
+  document.body.dataset.ready = 'true';
+})();
