@@ -1,16 +1,19 @@
 /*
  * Unit tests for the analyzer's encoders: pprof (decoded back here with a
- * small protobuf reader), collapsed, stat (the gem's exact layout) and
- * the output format rules.
+ * small protobuf reader), collapsed, stat (the gem's exact layout), the
+ * HTML viewer page (its sections and its data, parsed back with jansson)
+ * and the output format rules.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "../../analyzer/collapsed.h"
 #include "../../analyzer/format.h"
+#include "../../analyzer/html.h"
 #include "../../analyzer/pprof.h"
 #include "../../analyzer/stat.h"
 #include "helpers.h"
@@ -358,6 +361,97 @@ static void test_stat_layout(void **state)
     rp_profile_free(&p);
 }
 
+/* The text between `open` and the next `close` in `text`, or NULL. */
+static char *between(const char *text, const char *open, const char *close)
+{
+    const char *start = strstr(text, open);
+    if (!start)
+        return NULL;
+    start += strlen(open);
+    const char *end = strstr(start, close);
+    return end ? strndup(start, (size_t)(end - start)) : NULL;
+}
+
+/* A page whose method names try to end the page's <script> element and
+ * inject markup: every section shows them as text, the data carries them
+ * exactly, and nothing of the template is left unreplaced. */
+static void test_html_page(void **state)
+{
+    (void)state;
+    rp_profile p;
+    assert_int_equal(rp_profile_init(&p, true), 0);
+    p.meta.mode = RP_MODE_WALL;
+    p.meta.pid = 4242;
+    p.meta.process_count = 2;
+    p.meta.sampling_count = 3;
+    p.meta.trigger_count = 4;
+    uint32_t cmd[] = {rp_profile_cstring(&p, "ruby"), rp_profile_cstring(&p, "a&b.rb")};
+    p.meta.command = cmd;
+    p.meta.command_len = 2;
+    uint32_t blocked = label_set1(&p, "%GVL", "blocked");
+    uint32_t child = label_set1(&p, "%pid", "4343");
+    add_sample(&p, 3000000, 1, 0, "x.rb|</script><img src=x>", "x.rb|<main>", NULL);
+    add_sample(&p, 1000000, 1, blocked, "<C method>|Kernel#sleep", "x.rb|<main>", NULL);
+    add_sample(&p, 2000000, 1, child, "y.rb|Child#work", "y.rb|<main>", NULL);
+
+    char *page = NULL;
+    rp_options o = default_options;
+    CAPTURE_OUTPUT(page, out, assert_int_equal(rp_html_write(&p, out, &o), 0));
+    p.meta.command = NULL; /* not the profile's to free */
+    p.meta.command_len = 0;
+
+    assert_null(strstr(page, "<!--rperf:"));
+    assert_null(strstr(page, "</script><img"));
+    assert_null(strstr(page, "http://"));
+    assert_null(strstr(page, "https://"));
+    assert_non_null(strstr(page, "<title>rperf: ruby a&amp;b.rb</title>"));
+    assert_non_null(strstr(page, "default-src 'none'"));
+    /* summary: processes, threads (one per process here), the states */
+    assert_non_null(strstr(page, "<dt>Processes</dt><dd>2</dd>"));
+    assert_non_null(strstr(page, "<dt>Threads</dt><dd>2</dd>"));
+    assert_non_null(strstr(page, "GVL blocked (I/O, sleep)</td><td class=\"num\">1.0 ms</td><td class=\"num\">16.7%</td>"));
+    /* top table, heaviest self first, as text */
+    char *top = between(page, "<tbody id=\"top-body\">", "</tbody>");
+    assert_non_null(top);
+    const char *first = strstr(top, "<tr"), *escaped = strstr(top, "&lt;/script&gt;&lt;img src=x&gt;");
+    assert_non_null(escaped);
+    assert_true(first < escaped && escaped < strstr(top, "Child#work"));
+    /* tags: the child's pid and the root's */
+    assert_non_null(strstr(page, "<tr data-value=\"4242\"><td>4242</td><td class=\"num\">4.0</td>"));
+    assert_non_null(strstr(page, "<tr data-value=\"4343\"><td>4343</td><td class=\"num\">2.0</td>"));
+
+    char *doc = between(page, "<script type=\"application/json\" id=\"rperf-data\">", "</script>");
+    assert_non_null(doc);
+    json_error_t err;
+    json_t *data = json_loads(doc, 0, &err);
+    assert_non_null(data);
+    assert_int_equal(json_integer_value(json_object_get(data, "total_ns")), 6000000);
+    assert_int_equal(json_integer_value(json_object_get(data, "root_pid")), 4242);
+    json_t *strings = json_object_get(data, "strings");
+    bool found = false;
+    for (size_t i = 0; i < json_array_size(strings); i++)
+        found |= strcmp(json_string_value(json_array_get(strings, i)), "</script><img src=x>") == 0;
+    assert_true(found);
+    /* frames: three per frame and one for "(other)"; nodes: root's
+     * children main (x.rb), main (y.rb), and their three leaves */
+    assert_int_equal(json_array_size(json_object_get(data, "frames")), 3 * (p.frame_count + 1));
+    assert_int_equal(json_array_size(json_object_get(data, "nodes")), 2 * 5);
+    json_t *leaves = json_object_get(data, "leaves");
+    int64_t sum = 0;
+    for (size_t i = 3; i < json_array_size(leaves); i += 4)
+        sum += json_integer_value(json_array_get(leaves, i));
+    assert_int_equal(sum, 6000000);
+    json_t *processes = json_object_get(data, "processes");
+    assert_int_equal(json_integer_value(json_array_get(processes, 0)), -1);
+    assert_string_equal(json_string_value(json_array_get(strings, json_integer_value(json_array_get(processes, child)))),
+                        "4343");
+    json_decref(data);
+    free(doc);
+    free(top);
+    free(page);
+    rp_profile_free(&p);
+}
+
 /* -o FILE chooses by extension as the gem does (pprof otherwise); names
  * and compression come from the one table. */
 static void test_format_rules(void **state)
@@ -368,6 +462,7 @@ static void test_format_rules(void **state)
     assert_string_equal(rp_format_for_path("p.txt")->name, "text");
     assert_string_equal(rp_format_for_path("p.json")->name, "json");
     assert_string_equal(rp_format_for_path("p.json.gz")->name, "json");
+    assert_string_equal(rp_format_for_path("flame.html")->name, "html");
     assert_string_equal(rp_format_for_path("rperf.data")->name, "pprof");
     assert_string_equal(rp_format_named("collapsed")->name, "collapsed");
     assert_null(rp_format_named("svg"));
@@ -389,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_collapsed_with_lines),
         cmocka_unit_test(test_pprof_lines),
         cmocka_unit_test(test_stat_layout),
+        cmocka_unit_test(test_html_page),
         cmocka_unit_test(test_format_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

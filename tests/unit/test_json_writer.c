@@ -50,6 +50,29 @@ static void test_strings_are_escaped(void **state)
     free(text);
 }
 
+/* In an HTML page's <script> element, nothing may close the element. */
+static void test_html_safe_strings(void **state)
+{
+    (void)state;
+    char *plain = NULL, *safe = NULL;
+    for (int html = 0; html < 2; html++) {
+        char *text = NULL;
+        CAPTURE_OUTPUT(text, out, {
+            rp_json j;
+            rp_json_init(&j, out);
+            j.html_safe = html;
+            rp_json_begin_object(&j);
+            rp_json_member_cstring(&j, "</script>", "a<b>&c");
+            rp_json_end_object(&j);
+        });
+        *(html ? &safe : &plain) = text;
+    }
+    assert_string_equal(plain, "{\"</script>\":\"a<b>&c\"}");
+    assert_string_equal(safe, "{\"\\u003c/script\\u003e\":\"a\\u003cb\\u003e\\u0026c\"}");
+    free(plain);
+    free(safe);
+}
+
 static void test_utf8_kept_and_invalid_bytes_replaced(void **state)
 {
     (void)state;
@@ -104,6 +127,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nesting_and_commas),
         cmocka_unit_test(test_strings_are_escaped),
+        cmocka_unit_test(test_html_safe_strings),
         cmocka_unit_test(test_utf8_kept_and_invalid_bytes_replaced),
         cmocka_unit_test(test_non_finite_doubles_become_zero),
     };
