@@ -1,0 +1,42 @@
+# The HTML viewer in a real browser: Debian's chromium, headless, driven by
+# viewer_test.js (puppeteer-core) over the page `rperf-analyze convert
+# --html` writes for a real two-process wall-mode session. The expected
+# figures come from rperf-analyze's own text outputs of the same session.
+. "$RPERF_TEST_SRC/tests/e2e/lib.sh"
+browser_dir="$RPERF_TEST_SRC/tests/browser"
+chromium=${RPERF_CHROMIUM:-/usr/bin/chromium}
+if [ ! -x "$chromium" ]; then
+    echo "SKIP: $chromium is missing: scripts/setup installs Debian's chromium package; it could not here" >&2
+    exit 77
+fi
+[ -d "$browser_dir/node_modules/puppeteer-core" ] \
+    || fail "puppeteer-core is not installed in $browser_dir (scripts/setup runs npm ci there)"
+
+RPERF_MODE=wall profiled "$WORK/s" "$RUBY" "$browser_dir/workload.rb"
+"$ANALYZE" convert --html -o "$WORK/viewer.html" "$WORK/s"
+
+# The page is readable without its script: the top table is in the file.
+grep -q '<td class="name">Object#hot_method</td>' "$WORK/viewer.html" \
+    || fail "the top table of the written page does not list Object#hot_method"
+
+report=$("$ANALYZE" report --top 200 "$WORK/s")
+# cum_pct METHOD: the cumulative share of METHOD in the text report.
+cum_pct() { awk -v m="$1" '/Cumulative:/ { c = 1 } c && $4 == m { sub("%", "", $3); print $3; exit }' <<<"$report"; }
+cum_ms() { awk -v m="$1" '/Cumulative:/ { c = 1 } c && $4 == m { gsub(",", "", $1); print $1; exit }' <<<"$report"; }
+blocked_ms=$("$ANALYZE" stat "$WORK/s" | awk '/GVL blocked/ { gsub(",", "", $1); print $1 }')
+root_pid=$("$RUBY" -rjson -rzlib -e 'puts Dir[ARGV[0] + "/*.json.gz"].map { |f| JSON.parse(Zlib::GzipReader.open(f, &:read)) }.min_by { |d| d["start_time_ns"] }["pid"]' "$WORK/s")
+child_file=$(ls "$WORK"/s/profile-*.json.gz | grep -v "profile-$root_pid-")
+child_pid=$(basename "$child_file" | cut -d- -f2)
+child_ms=$("$ANALYZE" report "$child_file" | sed -n 's/^Total: \([0-9.]*\)ms.*/\1/p')
+
+export VIEWER_PAGE="$WORK/viewer.html" VIEWER_CHROMIUM="$chromium"
+export VIEWER_HOT=Object#hot_method VIEWER_HOT_PCT=$(cum_pct Object#hot_method)
+export VIEWER_SEARCH=burn_cpu VIEWER_SEARCH_MS=$(cum_ms Object#burn_cpu)
+export VIEWER_BLOCKED_MS=$blocked_ms VIEWER_CHILD_PID=$child_pid VIEWER_CHILD_MS=$child_ms
+export VIEWER_SCREENSHOT="${RPERF_TEST_ARTIFACTS:-$WORK}/viewer.png"
+note "expected: hot $VIEWER_HOT_PCT%, burn_cpu $VIEWER_SEARCH_MS ms, blocked $blocked_ms ms, child $child_pid $child_ms ms"
+node "$browser_dir/viewer_test.js"
+if [ "${RPERF_UPDATE_SCREENSHOT:-}" = 1 ]; then
+    cp "$VIEWER_SCREENSHOT" "$RPERF_TEST_SRC/analyzer/viewer/screenshot.png"
+    note "kept analyzer/viewer/screenshot.png"
+fi

@@ -1,0 +1,134 @@
+// tests/browser/viewer_test.js — opens the viewer page in Debian's
+// chromium (headless, via puppeteer-core) as a person would and checks
+// what it shows against figures the shell side (viewer.sh) read from
+// rperf-analyze's text outputs of the same session:
+//   VIEWER_PAGE, VIEWER_CHROMIUM, VIEWER_SCREENSHOT
+//   VIEWER_HOT, VIEWER_HOT_PCT        hottest method, its cumulative %
+//   VIEWER_SEARCH, VIEWER_SEARCH_MS   a search term, the cumulative ms it covers
+//   VIEWER_BLOCKED_MS                 the session's GVL blocked time
+//   VIEWER_CHILD_PID, VIEWER_CHILD_MS a child process and its time
+'use strict';
+const puppeteer = require('puppeteer-core');
+const env = (name) => {
+  const v = process.env[name];
+  if (v === undefined || v === '') throw new Error(`${name} is not set`);
+  return v;
+};
+
+let failures = 0;
+function check(ok, what) {
+  console.log(`${ok ? 'ok' : 'FAIL'}: ${what}`);
+  if (!ok) failures++;
+}
+// Figures the page shows with one decimal of a millisecond.
+const nearMs = (ns, ms, slack = 0.11) => Math.abs(ns / 1e6 - ms) <= slack;
+
+async function typeInto(page, selector, text) {
+  await page.click(selector, { clickCount: 3 });
+  await page.keyboard.press('Backspace');
+  if (text) await page.type(selector, text);
+  await new Promise((r) => setTimeout(r, 300)); // the page waits 120 ms after typing
+}
+const shownNs = (page) => page.$eval('#shown-total', (e) => Number(e.dataset.ns));
+const boxNamed = (page, name) => page.evaluate((n) => rperfViewer.boxes().find((b) => b.name === n) || null, name);
+
+(async () => {
+  const pageUrl = 'file://' + env('VIEWER_PAGE');
+  const browser = await puppeteer.launch({
+    executablePath: env('VIEWER_CHROMIUM'), headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
+  try {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 900 });
+    const problems = [];
+    page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    // Every request but the page itself is blocked and counted.
+    const requests = [];
+    await page.setRequestInterception(true);
+    page.on('request', (r) => {
+      if (r.url() === pageUrl) r.continue();
+      else { requests.push(r.url()); r.abort(); }
+    });
+
+    const t0 = Date.now();
+    await page.goto(pageUrl, { waitUntil: 'load' });
+    await page.waitForSelector('body[data-ready=true]', { timeout: 30000 });
+    const firstDraw = await page.evaluate(() => rperfViewer.firstDrawMs);
+    console.log(`# loaded and drawn in ${Date.now() - t0} ms (script's first draw ${firstDraw.toFixed(0)} ms)`);
+
+    // The hottest method's box, with its share, and its tooltip.
+    const hotName = env('VIEWER_HOT'), hotPct = Number(env('VIEWER_HOT_PCT'));
+    const hot = await boxNamed(page, hotName);
+    check(hot !== null, `${hotName} has a box in the flame graph`);
+    if (!hot) throw new Error('cannot go on without the hottest box');
+    check(Math.abs(hot.share * 100 - hotPct) <= 0.11, `its share ${(hot.share * 100).toFixed(2)}% is the report's ${hotPct}%`);
+    await page.mouse.move(hot.x + hot.w / 2, hot.y + hot.h / 2);
+    const tip = await page.$eval('#tooltip', (e) => (e.hidden ? '' : e.textContent));
+    check(tip.includes(hotName) && tip.includes(`${hotPct.toFixed(1)}% of all`), `hovering shows a tooltip with name and share: "${tip}"`);
+    await page.screenshot({ path: env('VIEWER_SCREENSHOT'), fullPage: true });
+
+    // A click zooms into it; the breadcrumb's first button zooms out.
+    await page.mouse.click(hot.x + hot.w / 2, hot.y + hot.h / 2);
+    const zoomed = await page.evaluate(() => rperfViewer.zoomedName());
+    const hotAfter = await boxNamed(page, hotName);
+    const width = await page.$eval('#flame', (c) => c.clientWidth);
+    check(zoomed === hotName && hotAfter && hotAfter.w >= width - 1, `a click zooms: ${zoomed} now ${hotAfter && hotAfter.w.toFixed(0)} of ${width} px`);
+    const crumbs = await page.$eval('#crumbs', (e) => e.textContent);
+    check(crumbs.includes(hotName), `the breadcrumb shows the zoom path: "${crumbs}"`);
+    await page.click('#crumbs button');
+    check(await page.evaluate(() => rperfViewer.zoomedName()) === 'all', 'the breadcrumb zooms back out');
+
+    // Search highlights and reports the share it covers.
+    await typeInto(page, '#search', env('VIEWER_SEARCH'));
+    const matchedNs = await page.$eval('#search-result', (e) => Number(e.dataset.ns));
+    const resultText = await page.$eval('#search-result', (e) => e.textContent);
+    const matchedBoxes = await page.evaluate(() => rperfViewer.boxes().filter((b) => b.matched).map((b) => b.name));
+    check(nearMs(matchedNs, Number(env('VIEWER_SEARCH_MS')), 0.2), `search covers ${(matchedNs / 1e6).toFixed(1)} ms (report: ${env('VIEWER_SEARCH_MS')} ms): "${resultText}"`);
+    check(matchedBoxes.length > 0 && matchedBoxes.every((n) => n.includes(env('VIEWER_SEARCH'))), `matching boxes are highlighted: ${[...new Set(matchedBoxes)]}`);
+    await typeInto(page, '#search', '');
+
+    // tagfocus %GVL=blocked: what is shown is the blocked time.
+    await typeInto(page, '#tagfocus', '%GVL=blocked');
+    const blocked = await shownNs(page);
+    check(nearMs(blocked, Number(env('VIEWER_BLOCKED_MS'))), `tagfocus %GVL=blocked shows ${(blocked / 1e6).toFixed(1)} ms (stat: ${env('VIEWER_BLOCKED_MS')} ms)`);
+    await typeInto(page, '#tagfocus', '');
+
+    // The process filter keeps one process's time.
+    await page.select('#process', env('VIEWER_CHILD_PID'));
+    await new Promise((r) => setTimeout(r, 100));
+    const child = await shownNs(page);
+    check(nearMs(child, Number(env('VIEWER_CHILD_MS'))), `process ${env('VIEWER_CHILD_PID')} shows ${(child / 1e6).toFixed(1)} ms (its own profile: ${env('VIEWER_CHILD_MS')} ms)`);
+    check((await boxNamed(page, hotName)) === null, `the child's view has no ${hotName}`);
+    await page.select('#process', '');
+
+    // Top: a sortable table; a row focuses its method in the flame graph.
+    await page.click('#tab-top');
+    const rows = await page.$$eval('#top-body tr', (trs) => trs.map((tr) => tr.querySelector('.name').textContent));
+    check(rows.includes(hotName), `the Top tab lists ${hotName} among ${rows.length} rows`);
+    await page.click('#top-table th[data-sort=total]');
+    const firstTotal = await page.$$eval('#top-body tr', (trs) => trs.slice(0, 2).map((tr) => Number(tr.children[2].textContent.replace(/,/g, ''))));
+    check(firstTotal[0] >= firstTotal[1], `sorting by total puts ${firstTotal[0]} ms before ${firstTotal[1]} ms`);
+    const row = await page.evaluateHandle((n) => [...document.querySelectorAll('#top-body tr')].find((tr) => tr.querySelector('.name').textContent === n), hotName);
+    await row.click();
+    const flameVisible = await page.$eval('#panel-flame', (e) => !e.hidden);
+    const focused = await shownNs(page);
+    check(flameVisible && Math.abs((focused * 100) / (await page.evaluate(() => JSON.parse(document.getElementById('rperf-data').textContent).total_ns)) - hotPct) <= 0.11,
+      `clicking its row focuses ${hotName}: ${(focused / 1e6).toFixed(1)} ms shown`);
+
+    // Tags: every label key, with values and shares.
+    await page.click('#tab-tags');
+    const keys = await page.$$eval('#tags-body table.tag', (ts) => ts.map((t) => t.dataset.key));
+    check(['%GVL', '%GC', '%pid', 'thread_seq'].every((k) => keys.includes(k)), `the Tags tab has %GVL, %GC, %pid, thread_seq: ${keys}`);
+
+    check(requests.length === 0, `no network request: ${requests.join(' ') || 'none'}`);
+    check(problems.length === 0, `no console error or page error: ${problems.join(' | ') || 'none'}`);
+  } finally {
+    await browser.close();
+  }
+  if (failures) {
+    console.log(`${failures} check(s) failed`);
+    process.exit(1);
+  }
+})().catch((e) => { console.error(`FAIL: ${e.stack || e}`); process.exit(1); });
