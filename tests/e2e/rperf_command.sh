@@ -19,9 +19,27 @@ rc=0; "$RPERF" record "$RUBY" prog.rb 7 >out.txt 2>err.txt || rc=$?
 [ -f rperf.json.gz ] || fail "record: no rperf.json.gz"
 check schema rperf.json.gz >/dev/null || fail "record: bad rperf.json.gz"
 
-"$RPERF" report >report.txt || fail "report failed"
+"$RPERF" report --text >report.txt || fail "report --text failed"
 grep -q "Object#work" report.txt \
     || fail "report lacks Object#work ($(check field rperf.json.gz sampling_count) samples): $(head -12 report.txt)"
+"$RPERF" report --top >top.txt || fail "report --top failed"
+[ "$(grep -c ' ms ' top.txt)" -le 40 ] && grep -q "Object#work" top.txt || fail "report --top: $(cat top.txt)"
+
+# report: the viewer page; opened with xdg-open when there is a display,
+# its path printed when there is none.
+"$RPERF" report --html >page.html || fail "report --html failed"
+grep -q 'id="rperf-data"' page.html && grep -q '<td class="name">Object#work</td>' page.html \
+    || fail "report --html wrote no viewer page: $(head -c 300 page.html)"
+page=$(env -u DISPLAY -u WAYLAND_DISPLAY TMPDIR="$WORK" "$RPERF" report rperf.json.gz 2>report.err) \
+    || fail "report without a display failed: $(cat report.err)"
+[[ $page == "$WORK"/rperf-report.*.html ]] && cmp -s "$page" page.html \
+    || fail "report without a display printed '$page', not the page's path"
+mkdir bin
+printf '#!/bin/sh\necho "$1" >"%s/opened"\n' "$WORK" >bin/xdg-open
+chmod +x bin/xdg-open
+out=$(PATH="$WORK/bin:$PATH" DISPLAY=:99 TMPDIR="$WORK" "$RPERF" report 2>report.err) || fail "report with a display failed"
+[ -z "$out" ] && grep -q "^rperf: opening $WORK/rperf-report" report.err && [ -f "$(cat opened)" ] \
+    || fail "report with a display did not open the page: out '$out', err $(cat report.err)"
 
 rc=0; "$RPERF" stat "$RUBY" prog.rb 3 >out.txt 2>stat.txt || rc=$?
 [ "$rc" = 3 ] || fail "stat: exit status $rc"
