@@ -10,6 +10,7 @@
  */
 #include "calltree.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "../common/vec.h"
@@ -136,6 +137,76 @@ static int expand_run(builder *b, pending_run run)
     return 0;
 }
 
+/* --- choosing the threshold for a node budget ------------------------------
+ * Every node of the full tree is a run of sorted samples; a node is kept
+ * exactly when its weight reaches the threshold (a parent weighs at least
+ * as much as its child). A histogram of node weights, in steps of 1/8 of
+ * a power of two, tells how many nodes each threshold keeps, without
+ * building any of them. */
+#define STEPS_PER_OCTAVE 8
+#define WEIGHT_BUCKETS (64 * STEPS_PER_OCTAVE)
+
+static int bucket_of(int64_t w)
+{
+    if (w <= 1)
+        return 0;
+    int b = (int)(log2((double)w) * STEPS_PER_OCTAVE);
+    return b < WEIGHT_BUCKETS ? b : WEIGHT_BUCKETS - 1;
+}
+
+static int64_t bucket_floor(int b)
+{
+    double v = ceil(exp2((double)b / STEPS_PER_OCTAVE));
+    return v >= 9.2e18 ? INT64_MAX : (int64_t)v;
+}
+
+/* Counts the nodes of weight >= min_weight per weight bucket. */
+static int count_nodes(builder *b, size_t counts[WEIGHT_BUCKETS])
+{
+    if (push_run(b, 0, 0, b->p->samples.count, 0) != 0)
+        return -1;
+    while (b->run_count > 0) {
+        pending_run run = b->runs[--b->run_count];
+        size_t i = run.lo;
+        while (i < run.hi && b->sorted[i].depth == run.depth)
+            i++;
+        while (i < run.hi) {
+            uint32_t frame = frame_from_root(&b->sorted[i], run.depth);
+            size_t j = i + 1;
+            while (j < run.hi && frame_from_root(&b->sorted[j], run.depth) == frame)
+                j++;
+            int64_t weight = run_weight(b, i, j);
+            if (weight >= b->min_weight) {
+                counts[bucket_of(weight)]++;
+                if (push_run(b, 0, i, j, run.depth + 1) != 0)
+                    return -1;
+            }
+            i = j;
+        }
+    }
+    return 0;
+}
+
+/* The lowest threshold >= min_weight keeping at most max_nodes nodes. */
+static int budget_threshold(builder *b, size_t max_nodes, int64_t *threshold)
+{
+    size_t counts[WEIGHT_BUCKETS] = {0};
+    if (count_nodes(b, counts) != 0)
+        return -1;
+    size_t kept = 0;
+    int lowest = WEIGHT_BUCKETS; /* the lowest bucket that still fits */
+    for (int k = WEIGHT_BUCKETS - 1; k >= 0 && kept + counts[k] <= max_nodes; k--) {
+        kept += counts[k];
+        lowest = k;
+    }
+    if (lowest > 0) {
+        int64_t floor = bucket_floor(lowest);
+        if (floor > *threshold)
+            *threshold = floor;
+    }
+    return 0;
+}
+
 static int sort_samples(builder *b)
 {
     const rp_profile *p = b->p;
@@ -151,14 +222,16 @@ static int sort_samples(builder *b)
     return 0;
 }
 
-int rp_calltree_build(const rp_profile *p, int64_t min_weight, rp_calltree *t)
+int rp_calltree_build(const rp_profile *p, int64_t min_weight, size_t max_nodes, rp_calltree *t)
 {
     *t = (rp_calltree){0};
     rp_sample_table_init(&t->leaves, true);
     builder b = {.p = p, .t = t, .min_weight = min_weight};
     int rc = -1;
-    if (sort_samples(&b) != 0 ||
-        add_node(t, RP_IDX_NONE, RP_CALLTREE_ROOT, rp_sample_table_total(&p->samples)) == RP_IDX_NONE ||
+    if (sort_samples(&b) != 0 || (max_nodes > 0 && budget_threshold(&b, max_nodes, &b.min_weight) != 0))
+        goto out;
+    t->fold_below = b.min_weight;
+    if (add_node(t, RP_IDX_NONE, RP_CALLTREE_ROOT, rp_sample_table_total(&p->samples)) == RP_IDX_NONE ||
         push_run(&b, 0, 0, p->samples.count, 0) != 0)
         goto out;
     while (b.run_count > 0)

@@ -7,7 +7,9 @@
  * label set so that the page can still filter by label, thread and
  * process. Nodes lighter than a threshold (far below a pixel of any flame
  * graph) are folded into one "(other)" node per parent, so that the size
- * of the tree follows what can be seen rather than the number of stacks.
+ * of the tree follows what can be seen rather than the number of stacks;
+ * the threshold rises further when a node budget asks for it (profiles
+ * whose samples are all distinct deep stacks keep one long chain each).
  */
 #ifndef RPERF_ANALYZER_CALLTREE_H
 #define RPERF_ANALYZER_CALLTREE_H
@@ -35,14 +37,17 @@ typedef struct rp_calltree {
     /* Weight ending at each node: "stack" is the node id, then the
      * sample's thread_seq and label set, summed over samples. */
     rp_sample_table leaves;
+    int64_t fold_below;    /* the threshold used, ns */
     size_t folded_nodes;   /* subtrees folded into "(other)" nodes */
     int64_t folded_weight; /* their weight, ns */
 } rp_calltree;
 
 /* Builds the tree of `p`'s samples; subtrees whose total is below
- * `min_weight` ns are folded (0: none is). Returns 0, or -1 when out of
- * memory (the tree is then freed). */
-int rp_calltree_build(const rp_profile *p, int64_t min_weight, rp_calltree *t);
+ * `min_weight` ns are folded (0: none is). With `max_nodes` > 0 the
+ * threshold is raised, when needed, to the lowest that keeps at most
+ * about that many nodes ("(other)" nodes aside). Returns 0, or -1 when
+ * out of memory (the tree is then freed). */
+int rp_calltree_build(const rp_profile *p, int64_t min_weight, size_t max_nodes, rp_calltree *t);
 void rp_calltree_free(rp_calltree *t);
 
 #endif

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "../common/json_writer.h"
+#include "../common/numfmt.h"
 #include "calltree.h"
 #include "html_sections.h"
 #include "viewer/viewer_assets.h"
@@ -106,7 +107,7 @@ static int write_data(rp_out *out, const page_writer *w)
     rp_json_member_int(&j, "total_ns", w->page.fc.total);
     rp_json_member_int(&j, "folded_nodes", (int64_t)w->tree.folded_nodes);
     rp_json_member_int(&j, "folded_ns", w->tree.folded_weight);
-    rp_json_member_int(&j, "fold_below_ns", w->page.fc.total / RP_HTML_FOLD_DIVISOR);
+    rp_json_member_int(&j, "fold_below_ns", w->tree.fold_below);
     rp_json_key(&j, "strings");
     rp_json_begin_array(&j);
     for (size_t i = 0; i < p->strings.count; i++) {
@@ -127,10 +128,11 @@ static int write_folded_note(rp_out *out, const page_writer *w)
     if (w->tree.folded_nodes == 0)
         return 0;
     double pct = w->page.fc.total > 0 ? (double)w->tree.folded_weight * 100.0 / (double)w->page.fc.total : 0;
-    rp_out_printf(out, "<p id=\"folded-note\">%zu call paths lighter than 1/%d of the total (%.2f%% of the time "
-                       "in all) are folded into one &ldquo;(other)&rdquo; box under their caller. "
-                       "<code>rperf-analyze report</code> lists every method.</p>\n",
-                  w->tree.folded_nodes, RP_HTML_FOLD_DIVISOR, pct);
+    char count[RP_NUMFMT_MAX], below[RP_NUMFMT_MAX];
+    rp_out_printf(out, "<p id=\"folded-note\">%s call paths lighter than %s ms each (%.2f%% of the time in "
+                       "all) are folded into one &ldquo;(other)&rdquo; box under their caller, so that the "
+                       "page stays small. <code>rperf-analyze report</code> lists every method.</p>\n",
+                  rp_fmt_int((int64_t)w->tree.folded_nodes, count), rp_fmt_ms(w->tree.fold_below, below), pct);
     return 0;
 }
 
@@ -221,7 +223,7 @@ int rp_html_write(const rp_profile *p, rp_out *out, const rp_options *o)
     int rc = -1;
     w.page.self_ns = self_per_frame(p, &w.page.fc);
     if (w.page.self_ns &&
-        rp_calltree_build(p, w.page.fc.total / RP_HTML_FOLD_DIVISOR, &w.tree) == 0) {
+        rp_calltree_build(p, w.page.fc.total / RP_HTML_FOLD_DIVISOR, RP_HTML_MAX_NODES, &w.tree) == 0) {
         rc = write_page(out, &w);
         rp_calltree_free(&w.tree);
     }

@@ -18,6 +18,11 @@
  * "(other)" nodes: far below a pixel at any zoom a person uses. */
 #define RP_HTML_FOLD_DIVISOR 100000
 
+/* And fewer when the tree would still have more nodes than this: the
+ * page stays a few megabytes and draws in well under a second however
+ * many distinct stacks a session has. */
+#define RP_HTML_MAX_NODES 200000
+
 /* Rows of the top table written into the page (the page re-sorts and
  * re-filters from its data). */
 #define RP_HTML_TOP_ROWS 100

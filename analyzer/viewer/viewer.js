@@ -12,6 +12,7 @@
  */
 'use strict';
 (function () {
+  const scriptStart = performance.now();
   const data = JSON.parse(document.getElementById('rperf-data').textContent);
   const $ = (id) => document.getElementById(id);
   const str = (id) => (id >= 0 ? data.strings[id] : '');
@@ -134,56 +135,89 @@
   // --- the tree shown --------------------------------------------------------------------
   let shown = null; // { frame, parent, depth, self, total, children }
 
+  // Label frames (tagroot, tagleaf) are found among a node's children
+  // through `labelChild`; embedded nodes map one to one onto shown nodes
+  // under each tagroot group, through an Int32Array per group (a Map past
+  // a few dozen groups, to bound memory).
+  const DENSE_GROUPS = 32;
   function buildShown(passing) {
     const frame = [ROOT_FRAME], parent = [-1], depth = [0], self = [0];
-    const child = new Map();
-    const SPAN = 4294967296;
-    function childOf(p, f) {
-      const key = p * SPAN + (f + 1);
-      let c = child.get(key);
-      if (c === undefined) {
-        c = frame.length;
-        frame.push(f); parent.push(p); depth.push(depth[p] + 1); self.push(0);
-        child.set(key, c);
-      }
+    function add(p, f) {
+      frame.push(f); parent.push(p); depth.push(depth[p] + 1); self.push(0);
+      return frame.length - 1;
+    }
+    const labelChild = new Map(); // label frame -> parent -> child (small-integer keys)
+    function labelChildOf(p, f) {
+      let byParent = labelChild.get(f);
+      if (!byParent) labelChild.set(f, (byParent = new Map()));
+      let c = byParent.get(p);
+      if (c === undefined) byParent.set(p, (c = add(p, f)));
       return c;
     }
-    const mapped = new Map(); // top * SPAN + base node -> shown node
+    const groups = new Map(); // tagroot group's node -> base node -> shown node
+    function mapOf(top) {
+      let m = groups.get(top);
+      if (!m) {
+        m = groups.size < DENSE_GROUPS ? new Int32Array(nodeCount).fill(-1) : new Map();
+        groups.set(top, m);
+      }
+      return m;
+    }
     const chain = [];
     function shownNode(top, base) {
+      const m = mapOf(top), dense = m instanceof Int32Array;
       chain.length = 0;
       let n = base, at = top;
       while (n > 0) {
-        const m = mapped.get(top * SPAN + n);
-        if (m !== undefined) { at = m; break; }
+        const known = dense ? m[n] : m.has(n) ? m.get(n) : -1;
+        if (known >= 0) { at = known; break; }
         chain.push(n);
         n = nodeParent[n];
       }
       for (let i = chain.length - 1; i >= 0; i--) {
-        at = childOf(at, nodeFrame[chain[i]]);
-        mapped.set(top * SPAN + chain[i], at);
+        at = add(at, nodeFrame[chain[i]]);
+        if (dense) m[chain[i]] = at; else m.set(chain[i], at);
       }
       return at;
     }
-    for (const i of passing) {
-      const node = leaves[4 * i], seq = leaves[4 * i + 1], set = leaves[4 * i + 2];
+    // Per (label set, thread): the tagroot group's node and the tagleaf frames.
+    const slices = new Map();
+    function sliceOf(set, seq) {
+      const key = set * 4294967296 + seq;
+      let sl = slices.get(key);
+      if (sl) return sl;
       let top = 0;
-      for (const key of state.tagroot) {
-        const v = labelValue(set, seq, key);
-        top = childOf(top, labelFrame(key, v === undefined ? '(not set)' : v));
+      for (const k of state.tagroot) {
+        const v = labelValue(set, seq, k);
+        top = labelChildOf(top, labelFrame(k, v === undefined ? '(not set)' : v));
       }
-      let at = shownNode(top, node);
-      for (const key of state.tagleaf) {
-        const v = labelValue(set, seq, key);
-        if (v !== undefined) at = childOf(at, labelFrame(key, v));
+      const leafFrames = [];
+      for (const k of state.tagleaf) {
+        const v = labelValue(set, seq, k);
+        if (v !== undefined) leafFrames.push(labelFrame(k, v));
       }
+      slices.set(key, (sl = { top, leafFrames }));
+      return sl;
+    }
+    for (const i of passing) {
+      const sl = sliceOf(leaves[4 * i + 2], leaves[4 * i + 1]);
+      let at = shownNode(sl.top, leaves[4 * i]);
+      for (const f of sl.leafFrames) at = labelChildOf(at, f);
       self[at] += leaves[4 * i + 3];
     }
-    const total = self.slice();
-    for (let n = frame.length - 1; n > 0; n--) total[parent[n]] += total[n];
-    const children = frame.map(() => []);
-    for (let n = 1; n < frame.length; n++) children[parent[n]].push(n);
-    for (const c of children) if (c.length > 1) c.sort((a, b) => total[b] - total[a]);
+    const count = frame.length;
+    const total = Float64Array.from(self);
+    for (let n = count - 1; n > 0; n--) total[parent[n]] += total[n];
+    // Children as one array sliced per node (first[n] .. first[n + 1]),
+    // heaviest first.
+    const first = new Int32Array(count + 1), kids = new Int32Array(Math.max(count - 1, 0));
+    for (let n = 1; n < count; n++) first[parent[n] + 1]++;
+    for (let n = 0; n < count; n++) first[n + 1] += first[n];
+    const fill = first.slice(0, count);
+    for (let n = 1; n < count; n++) kids[fill[parent[n]]++] = n;
+    for (let n = 0; n < count; n++)
+      if (first[n + 1] - first[n] > 1) kids.subarray(first[n], first[n + 1]).sort((a, b) => total[b] - total[a]);
+    const children = (n) => kids.subarray(first[n], first[n + 1]);
     return { frame, parent, depth, self, total, children };
   }
 
@@ -261,7 +295,7 @@
   function resolveZoom() {
     let n = 0;
     for (const f of state.zoomPath) {
-      const next = shown.children[n].find((c) => shown.frame[c] === f);
+      const next = shown.children(n).find((c) => shown.frame[c] === f);
       if (next === undefined) { state.zoomPath = []; return 0; }
       n = next;
     }
@@ -289,7 +323,7 @@
       visible.push({ node, x, w });
       if (shown.depth[node] > maxDepth) maxDepth = shown.depth[node];
       let cx = x;
-      for (const c of shown.children[node]) {
+      for (const c of shown.children(node)) {
         const cw = (shown.total[c] / zTotal) * width;
         if (cw >= 0.35) stack.push({ node: c, x: cx });
         cx += cw;
@@ -655,8 +689,8 @@
 
   fillChoices();
   readControls();
-  const t0 = performance.now();
   update();
-  window.rperfViewer.firstDrawMs = performance.now() - t0;
+  // From the start of this script (data parsed, tree built, drawn).
+  window.rperfViewer.firstDrawMs = performance.now() - scriptStart;
   document.body.dataset.ready = 'true';
 })();

@@ -78,7 +78,7 @@ static void test_tree_shape_and_totals(void **state)
     rp_profile p;
     make_profile(&p);
     rp_calltree t;
-    assert_int_equal(rp_calltree_build(&p, 0, &t), 0);
+    assert_int_equal(rp_calltree_build(&p, 0, 0, &t), 0);
     /* root, main, a, b, c, a (recursive) */
     assert_int_equal(t.node_count, 6);
     assert_int_equal(t.nodes[0].frame, RP_CALLTREE_ROOT);
@@ -116,7 +116,7 @@ static void test_folding(void **state)
     /* c (5) and a->a (7) are under 8: each folds into its parent's
      * "(other)"; b (30) and a (47) stay. */
     rp_calltree t;
-    assert_int_equal(rp_calltree_build(&p, 8, &t), 0);
+    assert_int_equal(rp_calltree_build(&p, 8, 0, &t), 0);
     assert_int_equal(t.folded_nodes, 2);
     assert_int_equal(t.folded_weight, 12);
     assert_int_equal(node_at(&p, &t, (const char *[]){"main", "c", NULL}), RP_IDX_NONE);
@@ -129,13 +129,13 @@ static void test_folding(void **state)
     rp_calltree_free(&t);
 
     /* A subtree exactly at the threshold stays. */
-    assert_int_equal(rp_calltree_build(&p, 7, &t), 0);
+    assert_int_equal(rp_calltree_build(&p, 7, 0, &t), 0);
     assert_int_equal(t.folded_nodes, 1);
     assert_int_not_equal(node_at(&p, &t, (const char *[]){"main", "a", "a", NULL}), RP_IDX_NONE);
     rp_calltree_free(&t);
 
     /* Siblings fold into one "(other)" per parent. */
-    assert_int_equal(rp_calltree_build(&p, 40, &t), 0);
+    assert_int_equal(rp_calltree_build(&p, 40, 0, &t), 0);
     uint32_t main = node_at(&p, &t, (const char *[]){"main", NULL});
     assert_int_equal(t.nodes[node_at(&p, &t, (const char *[]){"main", "a", "(other)", NULL})].total, 37);
     assert_int_equal(t.nodes[child_named(&p, &t, main, "(other)")].total, 5);
@@ -143,7 +143,7 @@ static void test_folding(void **state)
     rp_calltree_free(&t);
 
     /* Everything folds: one "(other)" under the root carries it all. */
-    assert_int_equal(rp_calltree_build(&p, 1000, &t), 0);
+    assert_int_equal(rp_calltree_build(&p, 1000, 0, &t), 0);
     assert_int_equal(t.node_count, 2);
     assert_int_equal(t.nodes[1].frame, RP_CALLTREE_OTHER);
     assert_int_equal(t.nodes[1].total, 52);
@@ -158,14 +158,14 @@ static void test_empty_and_rootless(void **state)
     rp_profile p;
     assert_int_equal(rp_profile_init(&p, true), 0);
     rp_calltree t;
-    assert_int_equal(rp_calltree_build(&p, 0, &t), 0);
+    assert_int_equal(rp_calltree_build(&p, 0, 0, &t), 0);
     assert_int_equal(t.node_count, 1);
     assert_int_equal(t.leaves.count, 0);
     rp_calltree_free(&t);
     /* A sample with no frames (hand-made files) ends at the root. */
     uint32_t empty = rp_profile_stack(&p, NULL, 0);
     assert_int_equal(rp_sample_table_add(&p.samples, empty, 1, 0, 9), RP_SAMPLE_OK);
-    assert_int_equal(rp_calltree_build(&p, 0, &t), 0);
+    assert_int_equal(rp_calltree_build(&p, 0, 0, &t), 0);
     assert_int_equal(t.node_count, 1);
     assert_int_equal(leaf_weight(&t, 0), 9);
     check_conservation(&t);
@@ -195,7 +195,7 @@ static void test_random_conservation(void **state)
     size_t last_nodes = SIZE_MAX;
     for (int64_t min = 0; min <= total; min = min ? min * 4 : 1) {
         rp_calltree t;
-        assert_int_equal(rp_calltree_build(&p, min, &t), 0);
+        assert_int_equal(rp_calltree_build(&p, min, 0, &t), 0);
         assert_int_equal(t.nodes[0].total, total);
         check_conservation(&t);
         for (size_t n = 1; n < t.node_count; n++)
@@ -208,6 +208,29 @@ static void test_random_conservation(void **state)
     rp_profile_free(&p);
 }
 
+/* A node budget raises the threshold to the lowest that fits. */
+static void test_node_budget(void **state)
+{
+    (void)state;
+    rp_profile p;
+    make_profile(&p);
+    rp_calltree t;
+    /* weights: main 52, a 47, b 30, a->a 7, c 5: a budget of 3 keeps
+     * main, a and b, folding a->a and c */
+    assert_int_equal(rp_calltree_build(&p, 0, 3, &t), 0);
+    assert_int_equal(t.folded_nodes, 2);
+    assert_true(t.fold_below > 7 && t.fold_below <= 30);
+    assert_int_not_equal(node_at(&p, &t, (const char *[]){"main", "a", "b", NULL}), RP_IDX_NONE);
+    check_conservation(&t);
+    rp_calltree_free(&t);
+    /* A budget the tree fits in changes nothing; min_weight still holds. */
+    assert_int_equal(rp_calltree_build(&p, 6, 100, &t), 0);
+    assert_int_equal(t.fold_below, 6);
+    assert_int_equal(t.folded_nodes, 1);
+    rp_calltree_free(&t);
+    rp_profile_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +238,7 @@ int main(void)
         cmocka_unit_test(test_folding),
         cmocka_unit_test(test_empty_and_rootless),
         cmocka_unit_test(test_random_conservation),
+        cmocka_unit_test(test_node_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
