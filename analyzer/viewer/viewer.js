@@ -484,7 +484,8 @@
       `<td class="name">${escapeHtml(frameName[f])}</td><td class="path">${escapeHtml(framePath[f])}</td></tr>`);
     $('top-body').innerHTML = html.join('\n');
     const sortName = { self: 'self time', total: 'total time', name: 'name', path: 'file' }[state.sort];
-    $('top-caption').textContent = `Top ${Math.min(rows.length, TOP_ROWS)} of ${rows.length.toLocaleString('en-US')} methods by ${sortName}`;
+    $('top-caption').textContent = `Top ${Math.min(rows.length, TOP_ROWS)} of ${rows.length.toLocaleString('en-US')} methods by ${sortName}` +
+      (data.folded_nodes > 0 ? ' (time in folded call paths counts as “(other)” here)' : '');
     for (const th of document.querySelectorAll('#top-table th')) th.classList.toggle('sorted', th.dataset.sort === state.sort);
   }
 
