@@ -11,6 +11,7 @@
 #include "html.h"
 #include "pprof.h"
 #include "report.h"
+#include "speedscope.h"
 
 /* The merged profile in the agent's own format (common/profile_write.c). */
 static int encode_json(const rp_profile *p, rp_out *out, const rp_options *o)
@@ -26,6 +27,9 @@ const rp_format rp_formats[] = {
      "bottom;...;leaf weight lines (FlameGraph, speedscope)", rp_collapsed_write},
     {"text", {".txt", NULL}, false, RP_UNCOMPRESSED, false,
      "the text report", rp_text_write},
+    /* before "json": its extension ends in .json too */
+    {"speedscope", {".speedscope.json", NULL}, false, RP_UNCOMPRESSED, false,
+     "speedscope's JSON, one sampled profile per thread (speedscope.app)", rp_speedscope_write},
     {"json", {".json", ".json.gz", NULL}, false, RP_GZIP_IF_NAMED_GZ, true,
      "one merged profile in the agent's format", encode_json},
     {"html", {".html", ".htm", NULL}, false, RP_UNCOMPRESSED, false,

@@ -67,7 +67,7 @@ static void write_label_sets(rp_json *j, const rp_profile *p)
     rp_json_key(j, "processes");
     rp_json_begin_array(j);
     for (size_t s = 0; s < p->label_set_count; s++) {
-        uint32_t process = rp_html_process_of(p, (uint32_t)s);
+        uint32_t process = rp_profile_process_of(p, (uint32_t)s);
         rp_json_int(j, process == RP_IDX_NONE ? -1 : (int64_t)process);
     }
     rp_json_end_array(j);

@@ -39,21 +39,10 @@ static double share(int64_t part, int64_t whole)
     return whole > 0 ? (double)part * 100.0 / (double)whole : 0.0;
 }
 
-uint32_t rp_html_process_of(const rp_profile *p, uint32_t set)
-{
-    const rp_label_set *ls = &p->label_sets[set];
-    for (uint32_t i = 0; i < ls->count; i++) {
-        const rp_label *l = &p->labels[ls->first + i];
-        if (strcmp(rp_profile_str(p, l->key), RP_LABEL_PID) == 0)
-            return l->value;
-    }
-    return RP_IDX_NONE;
-}
-
 /* --- summary ------------------------------------------------------------ */
 
 typedef struct thread_id {
-    uint32_t process; /* rp_html_process_of */
+    uint32_t process; /* rp_profile_process_of */
     uint32_t seq;
 } thread_id;
 
@@ -73,7 +62,7 @@ static int64_t count_threads(const rp_profile *p)
         return -1;
     for (size_t i = 0; i < p->samples.count; i++) {
         const rp_sample *s = &p->samples.samples[i];
-        ids[i] = (thread_id){rp_html_process_of(p, s->label_set), s->thread_seq};
+        ids[i] = (thread_id){rp_profile_process_of(p, s->label_set), s->thread_seq};
     }
     qsort(ids, p->samples.count, sizeof(*ids), compare_threads);
     int64_t n = 0;
@@ -248,15 +237,6 @@ static int add_tag(tag_values *t, uint32_t key, uint32_t value, int64_t weight)
     return 0;
 }
 
-static uint32_t value_of(const rp_profile *p, uint32_t set, uint32_t key)
-{
-    const rp_label_set *ls = &p->label_sets[set];
-    for (uint32_t i = 0; i < ls->count; i++)
-        if (p->labels[ls->first + i].key == key)
-            return p->labels[ls->first + i].value;
-    return RP_IDX_NONE;
-}
-
 /* Every (key, value) of the label sets with their weights; keys are those
  * of the label sets (a label set holds few, and a profile few sets). */
 static int collect_tags(const rp_profile *p, tag_values *t)
@@ -279,7 +259,7 @@ static int collect_tags(const rp_profile *p, tag_values *t)
     for (size_t k = 0; rc == 0 && k < key_count; k++)
         for (size_t s = 0; rc == 0 && s < p->label_set_count; s++)
             if (set_weight[s] > 0)
-                rc = add_tag(t, keys[k], value_of(p, (uint32_t)s, keys[k]), set_weight[s]);
+                rc = add_tag(t, keys[k], rp_profile_label_value(p, (uint32_t)s, keys[k]), set_weight[s]);
     free(keys);
     free(set_weight);
     return rc;
@@ -353,7 +333,8 @@ static int write_thread_tags(rp_out *out, const rp_profile *p, int64_t total)
     rp_sample *by_seq = malloc((p->samples.count ? p->samples.count : 1) * sizeof(*by_seq));
     if (!by_seq)
         return -1;
-    memcpy(by_seq, p->samples.samples, p->samples.count * sizeof(*by_seq));
+    if (p->samples.count)
+        memcpy(by_seq, p->samples.samples, p->samples.count * sizeof(*by_seq));
     qsort(by_seq, p->samples.count, sizeof(*by_seq), compare_seq_weight);
     begin_tag_table(out, "thread_seq");
     for (size_t i = 0; i < p->samples.count;) {
@@ -378,7 +359,8 @@ int rp_html_tags(rp_out *out, const rp_html_page *pg)
         free(t.items);
         return -1;
     }
-    qsort_r(t.items, t.count, sizeof(*t.items), compare_tags, (void *)pg->p);
+    if (t.count)
+        qsort_r(t.items, t.count, sizeof(*t.items), compare_tags, (void *)pg->p);
     write_label_tags(out, pg->p, &t, pg->fc.total);
     free(t.items);
     return write_thread_tags(out, pg->p, pg->fc.total);

@@ -6,7 +6,7 @@
  * processes, threads, samples, time by VM state with a bar), the top
  * methods table and the tags tables. The page's script redraws the same
  * markup (analyzer/viewer/viewer.js) when filters change; keep the two in
- * step. Also the process a label set belongs to, which the data shares.
+ * step.
  */
 #ifndef RPERF_ANALYZER_HTML_SECTIONS_H
 #define RPERF_ANALYZER_HTML_SECTIONS_H
@@ -19,10 +19,6 @@
 
 /* Writes `s` as HTML text (also safe inside a quoted attribute). */
 void rp_html_text(rp_out *out, const char *s);
-
-/* The string id of the %pid value of label set `set`, or RP_IDX_NONE for
- * the session's root process, whose samples carry none. */
-uint32_t rp_html_process_of(const rp_profile *p, uint32_t set);
 
 /* What the sections are written from. */
 typedef struct rp_html_page {

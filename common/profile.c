@@ -98,6 +98,26 @@ const char *rp_profile_str(const rp_profile *p, uint32_t id)
     return rp_strtab_get(&p->strings, id, NULL);
 }
 
+uint32_t rp_profile_label_value(const rp_profile *p, uint32_t set, uint32_t key)
+{
+    const rp_label_set *ls = &p->label_sets[set];
+    for (uint32_t i = 0; i < ls->count; i++)
+        if (p->labels[ls->first + i].key == key)
+            return p->labels[ls->first + i].value;
+    return RP_IDX_NONE;
+}
+
+uint32_t rp_profile_process_of(const rp_profile *p, uint32_t set)
+{
+    const rp_label_set *ls = &p->label_sets[set];
+    for (uint32_t i = 0; i < ls->count; i++) {
+        const rp_label *l = &p->labels[ls->first + i];
+        if (strcmp(rp_profile_str(p, l->key), RP_LABEL_PID) == 0)
+            return l->value;
+    }
+    return RP_IDX_NONE;
+}
+
 const char *rp_frame_name(const rp_profile *p, const rp_frame *f, char *buf, size_t size)
 {
     const char *label = rp_profile_str(p, f->label), *path = rp_profile_str(p, f->path);

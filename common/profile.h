@@ -129,6 +129,13 @@ uint32_t rp_profile_stack(rp_profile *p, const uint32_t *frame_ids, uint32_t dep
  * matter and a key given twice keeps its last value. */
 uint32_t rp_profile_label_set(rp_profile *p, const rp_label *pairs, uint32_t count);
 
+/* The value (string id) of label `key` (string id) in label set `set`, or
+ * RP_IDX_NONE when the set has no such key. */
+uint32_t rp_profile_label_value(const rp_profile *p, uint32_t set, uint32_t key);
+/* The %pid value (string id) of label set `set`, or RP_IDX_NONE for the
+ * session's root process, whose samples carry none. */
+uint32_t rp_profile_process_of(const rp_profile *p, uint32_t set);
+
 /* "label (path)", "label (path:line)" when the frame has a line, "label"
  * when the path is empty; cut to fit `size`. Returns `buf`. */
 #define RP_FRAME_NAME_MAX 4096

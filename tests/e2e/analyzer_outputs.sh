@@ -1,7 +1,8 @@
 # Every output of rperf-analyze on a real multi-process wall-mode session:
 # pprof read by `go tool pprof` (-raw, -top, -tagfocus, -tagroot),
-# collapsed, text, merged json (read back), stat; binary to a terminal is
-# refused.
+# collapsed, text, merged json (read back), speedscope (the schema's
+# required fields, one profile per process and thread), stat; binary to a
+# terminal is refused.
 . "$(dirname "$0")/lib.sh"
 command -v go >/dev/null || fail "go is not installed (scripts/setup installs golang-go)"
 export HOME=$WORK GOCACHE=$WORK/gocache GOFLAGS=-mod=mod GOTOOLCHAIN=local
@@ -13,6 +14,7 @@ def crunch = burn_cpu(0.05)
 Process.wait(fork { crunch })
 nap
 crunch
+Thread.new { crunch }.join
 RUBY
 RPERF_MODE=wall profiled "$WORK/s" "$RUBY" prog.rb
 set -- "$WORK"/s/profile-*.json.gz
@@ -60,6 +62,36 @@ cmp -s t1.txt t3.txt || fail "-o x.txt is not the text report"
 cmp -s t2.txt t4.txt || fail "report of the merged json differs: $(diff t2.txt t4.txt | head)"
 check schema merged.json.gz >/dev/null || fail "merged json fails the schema check"
 [ "$(check field merged.json.gz process_count)" = 2 ] || fail "merged json lacks process_count 2"
+
+# speedscope
+"$ANALYZE" convert -o p.speedscope.json "$WORK/s"
+"$RUBY" -rjson - p.speedscope.json "$total" >speedscope.txt <<'RUBY' || fail "speedscope: $(cat speedscope.txt)"
+doc = JSON.parse(File.read(ARGV[0]))
+bad = ->(msg) { puts msg; exit 1 }
+doc["$schema"] == "https://www.speedscope.app/file-format-schema.json" or bad.("no $schema")
+frames = doc.dig("shared", "frames") or bad.("no shared.frames")
+frames.all? { |f| f["name"].is_a?(String) && f["file"].is_a?(String) } or bad.("a frame without name/file")
+profiles = doc["profiles"]
+names = profiles.map { |pr| pr["name"] }
+profiles.each do |pr|
+  pr["type"] == "sampled" && pr["unit"] == "nanoseconds" or bad.("#{pr["name"]}: type/unit #{pr["type"]}/#{pr["unit"]}")
+  pr["samples"].size == pr["weights"].size or bad.("#{pr["name"]}: #{pr["samples"].size} samples, #{pr["weights"].size} weights")
+  pr["samples"].flatten.all? { |i| i.is_a?(Integer) && i >= 0 && i < frames.size } or bad.("#{pr["name"]}: frame index out of range")
+  pr["startValue"] == 0 && pr["endValue"] == pr["weights"].sum or bad.("#{pr["name"]}: endValue #{pr["endValue"]}")
+  pr["samples"].each do |s|
+    leafs = s.map { |i| frames[i]["name"] }
+    leafs.index("Kernel#sleep").then { |k| k.nil? || k == s.size - 1 } or bad.("#{pr["name"]}: stack not root first: #{leafs}")
+  end
+end
+names.uniq.size == names.size or bad.("profile names repeat: #{names}")
+pids = names.map { |n| n[/pid (\d+)/, 1] }.uniq
+threads = names.map { |n| n[/thread (\d+)/, 1] }
+pids.size == 2 && threads.sort == %w[1 1 2] or bad.("expected 2 processes and threads 1, 1, 2: #{names}")
+sum = profiles.sum { |pr| pr["weights"].sum }
+sum == Integer(ARGV[1]) or bad.("weights sum to #{sum}, the session to #{ARGV[1]}")
+puts names.join(", ")
+RUBY
+note "speedscope profiles: $(cat speedscope.txt)"
 
 # stat
 "$ANALYZE" stat "$WORK/s" >stat.txt

@@ -1,8 +1,8 @@
 /*
  * Unit tests for the analyzer's encoders: pprof (decoded back here with a
  * small protobuf reader), collapsed, stat (the gem's exact layout), the
- * HTML viewer page (its sections and its data, parsed back with jansson)
- * and the output format rules.
+ * HTML viewer page (its sections and its data, parsed back with jansson),
+ * speedscope (parsed back) and the output format rules.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +15,7 @@
 #include "../../analyzer/format.h"
 #include "../../analyzer/html.h"
 #include "../../analyzer/pprof.h"
+#include "../../analyzer/speedscope.h"
 #include "../../analyzer/stat.h"
 #include "helpers.h"
 
@@ -452,6 +453,53 @@ static void test_html_page(void **state)
     rp_profile_free(&p);
 }
 
+/* One sampled profile per (process, thread), stacks root first, frames
+ * shared, weights in ns summing to endValue. */
+static void test_speedscope(void **state)
+{
+    (void)state;
+    rp_profile p;
+    assert_int_equal(rp_profile_init(&p, true), 0);
+    p.meta.pid = 10;
+    uint32_t child = label_set1(&p, "%pid", "11");
+    add_sample(&p, 5, 1, 0, "a.rb|leaf", "a.rb|<main>", NULL);
+    add_sample(&p, 7, 2, 0, "<C method>|Kernel#sleep", "a.rb|block", NULL);
+    add_sample(&p, 3, 1, 0, "a.rb|<main>", NULL);
+    add_sample(&p, 2, 1, child, "b.rb|work", "a.rb|<main>", NULL);
+    char *text = NULL;
+    rp_options o = default_options;
+    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_speedscope_write(&p, out, &o), 0));
+    json_error_t err;
+    json_t *doc = json_loads(text, 0, &err);
+    assert_non_null(doc);
+    assert_string_equal(json_string_value(json_object_get(doc, "$schema")),
+                        "https://www.speedscope.app/file-format-schema.json");
+    json_t *frames = json_object_get(json_object_get(doc, "shared"), "frames");
+    assert_int_equal(json_array_size(frames), p.frame_count);
+    json_t *profiles = json_object_get(doc, "profiles");
+    assert_int_equal(json_array_size(profiles), 3);
+    const char *names[] = {"pid 10 thread 1 (cpu)", "pid 10 thread 2 (cpu)", "pid 11 thread 1 (cpu)"};
+    const int64_t totals[] = {8, 7, 2};
+    for (size_t i = 0; i < 3; i++) {
+        json_t *pr = json_array_get(profiles, i);
+        assert_string_equal(json_string_value(json_object_get(pr, "name")), names[i]);
+        assert_string_equal(json_string_value(json_object_get(pr, "type")), "sampled");
+        assert_string_equal(json_string_value(json_object_get(pr, "unit")), "nanoseconds");
+        assert_int_equal(json_integer_value(json_object_get(pr, "endValue")), totals[i]);
+        json_t *samples = json_object_get(pr, "samples"), *weights = json_object_get(pr, "weights");
+        assert_int_equal(json_array_size(samples), json_array_size(weights));
+        for (size_t k = 0; k < json_array_size(samples); k++) {
+            json_t *stack = json_array_get(samples, k);
+            json_int_t root = json_integer_value(json_array_get(stack, 0));
+            const char *root_name = json_string_value(json_object_get(json_array_get(frames, (size_t)root), "name"));
+            assert_string_equal(root_name, i == 1 ? "block" : "<main>");
+        }
+    }
+    json_decref(doc);
+    free(text);
+    rp_profile_free(&p);
+}
+
 /* -o FILE chooses by extension as the gem does (pprof otherwise); names
  * and compression come from the one table. */
 static void test_format_rules(void **state)
@@ -463,6 +511,7 @@ static void test_format_rules(void **state)
     assert_string_equal(rp_format_for_path("p.json")->name, "json");
     assert_string_equal(rp_format_for_path("p.json.gz")->name, "json");
     assert_string_equal(rp_format_for_path("flame.html")->name, "html");
+    assert_string_equal(rp_format_for_path("x.speedscope.json")->name, "speedscope");
     assert_string_equal(rp_format_for_path("rperf.data")->name, "pprof");
     assert_string_equal(rp_format_named("collapsed")->name, "collapsed");
     assert_null(rp_format_named("svg"));
@@ -485,6 +534,7 @@ int main(void)
         cmocka_unit_test(test_pprof_lines),
         cmocka_unit_test(test_stat_layout),
         cmocka_unit_test(test_html_page),
+        cmocka_unit_test(test_speedscope),
         cmocka_unit_test(test_format_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
