@@ -13,26 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/profile_proto.h"
 #include "../common/schema.h"
 #include "../common/stack_table.h"
 #include "protobuf.h"
 
-/* profile.proto field numbers */
-enum {
-    PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_LOCATION = 4, PROFILE_FUNCTION = 5,
-    PROFILE_STRING_TABLE = 6, PROFILE_TIME_NANOS = 9, PROFILE_DURATION_NANOS = 10,
-    PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12, PROFILE_COMMENT = 13,
-    VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2,
-    SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
-    LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3,
-    LOCATION_ID = 1, LOCATION_LINE = 4,
-    LINE_FUNCTION_ID = 1, LINE_LINE = 2,
-    FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
-    FUNCTION_START_LINE = 5,
-};
-
 enum extra_string { EXTRA_TYPE, EXTRA_UNIT, EXTRA_THREAD_SEQ, EXTRA_C_VERSION, EXTRA_C_MODE,
-                    EXTRA_C_FREQUENCY, EXTRA_C_RUBY, EXTRA_COUNT };
+                    EXTRA_C_FREQUENCY, EXTRA_C_RUBY, EXTRA_C_COUNTS, EXTRA_COUNT };
 
 struct encoder {
     const rp_profile *p;
@@ -198,13 +185,16 @@ static void prepare_extras(struct encoder *e)
     const rp_profile *p = e->p;
     snprintf(e->extras[EXTRA_TYPE], sizeof(e->extras[0]), "%s", rp_mode_name(m->mode));
     snprintf(e->extras[EXTRA_UNIT], sizeof(e->extras[0]), "nanoseconds");
-    snprintf(e->extras[EXTRA_THREAD_SEQ], sizeof(e->extras[0]), "thread_seq");
-    snprintf(e->extras[EXTRA_C_VERSION], sizeof(e->extras[0]), "rperf %s", RP_VERSION);
-    snprintf(e->extras[EXTRA_C_MODE], sizeof(e->extras[0]), "mode: %s", rp_mode_name(m->mode));
-    snprintf(e->extras[EXTRA_C_FREQUENCY], sizeof(e->extras[0]), "frequency: %lldHz",
+    snprintf(e->extras[EXTRA_THREAD_SEQ], sizeof(e->extras[0]), RP_PPROF_THREAD_SEQ);
+    snprintf(e->extras[EXTRA_C_VERSION], sizeof(e->extras[0]), RP_PPROF_COMMENT_VERSION "%s", RP_VERSION);
+    snprintf(e->extras[EXTRA_C_MODE], sizeof(e->extras[0]), RP_PPROF_COMMENT_MODE "%s", rp_mode_name(m->mode));
+    snprintf(e->extras[EXTRA_C_FREQUENCY], sizeof(e->extras[0]), RP_PPROF_COMMENT_FREQUENCY "%lldHz",
              (long long)m->frequency);
-    snprintf(e->extras[EXTRA_C_RUBY], sizeof(e->extras[0]), "ruby: %s",
+    snprintf(e->extras[EXTRA_C_RUBY], sizeof(e->extras[0]), RP_PPROF_COMMENT_RUBY "%s",
              m->ruby_version != RP_IDX_NONE ? rp_profile_str(p, m->ruby_version) : "unknown");
+    snprintf(e->extras[EXTRA_C_COUNTS], sizeof(e->extras[0]), RP_PPROF_COMMENT_COUNTS RP_PPROF_COUNTS_FORMAT,
+             (long long)m->sampling_count, (long long)m->trigger_count,
+             (long long)(m->process_count > 0 ? m->process_count : 1));
     e->extra_base = (uint64_t)p->strings.count + 1;
 }
 
@@ -224,7 +214,7 @@ int rp_pprof_write(const rp_profile *p, rp_out *out, const rp_options *o)
     scalar(&e, PROFILE_DURATION_NANOS, p->meta.duration_ns);
     value_type(&e, PROFILE_PERIOD_TYPE);
     scalar(&e, PROFILE_PERIOD, p->meta.frequency > 0 ? 1000000000 / p->meta.frequency : 0);
-    for (int x = EXTRA_C_VERSION; x <= EXTRA_C_RUBY; x++)
+    for (int x = EXTRA_C_VERSION; x <= EXTRA_C_COUNTS; x++)
         scalar(&e, PROFILE_COMMENT, (int64_t)extra_id(&e, (enum extra_string)x));
     bool failed = e.failed || e.msg.failed || e.sub.failed;
     rp_pb_free(&e.msg);

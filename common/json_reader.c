@@ -157,22 +157,8 @@ static rp_jtok repair_utf8(rp_json_reader *r, rp_jtok kind)
     size_t room = 3 * r->str_len; /* U+FFFD is 3 bytes per byte at most */
     if (RP_VEC_RESERVE(r->repaired, r->repaired_cap, room) != 0)
         return error(r, "out of memory");
-    const unsigned char *s = (const unsigned char *)r->str;
-    char *o = r->repaired;
-    for (size_t i = 0; i < r->str_len;) {
-        size_t n = rp_utf8_sequence_length(s + i, r->str_len - i);
-        if (n == 0) {
-            memcpy(o, RP_UTF8_REPLACEMENT, 3);
-            o += 3;
-            i++;
-        } else {
-            memcpy(o, s + i, n);
-            o += n;
-            i += n;
-        }
-    }
+    r->str_len = rp_utf8_repair(r->str, r->str_len, r->repaired);
     r->str = r->repaired;
-    r->str_len = (size_t)(o - r->repaired);
     return kind;
 }
 

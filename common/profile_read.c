@@ -21,6 +21,7 @@
 
 #include "gzip_file.h"
 #include "profile_read_doc.h"
+#include "profile_read_pprof.h"
 #include "schema.h"
 #include "vec.h"
 
@@ -447,8 +448,20 @@ static int read_document(struct doc *d)
     return add_samples(d);
 }
 
+/* Whether the first byte after any whitespace opens a JSON object. */
+static bool starts_like_json(const char *data, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n'))
+        i++;
+    return i < len && data[i] == '{';
+}
+
 int rp_profile_read_buffer(rp_profile *p, const char *data, size_t len, char err[RP_READ_ERROR_MAX])
 {
+    /* By content, not by name: pprof files (ours, the gem's) too. */
+    if (!starts_like_json(data, len) && rp_pprof_looks_like(data, len))
+        return rp_pprof_read(p, data, len, err);
     struct doc d = {.p = p, .err = err};
     d.jr = shared_reader;
     rp_jr_init(&d.jr, data, len);

@@ -3,7 +3,9 @@
  *
  * Owns: decoding a .json.gz (or plain .json) profile written by this agent
  * or by the rperf gem 0.9 into the in-memory model, and checking every
- * value it takes from the file. Nothing in a file can make the reader
+ * value it takes from the file; pprof files (profile.proto, gzip-compressed
+ * or not, as this analyzer or the gem writes them) are recognised by
+ * their content and read too (profile_read_pprof.c). Nothing in a file can make the reader
  * crash or read out of bounds: each problem becomes a one-line message.
  */
 #ifndef RPERF_COMMON_PROFILE_READ_H

@@ -11,6 +11,7 @@
 #define RPERF_COMMON_UTF8_H
 
 #include <stddef.h>
+#include <string.h>
 #include <stdint.h>
 
 #define RP_UTF8_REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
@@ -60,6 +61,28 @@ static inline int rp_utf8_valid(const char *s, size_t len)
         i += n;
     }
     return 1;
+}
+
+/* Writes s[0..len) to `out` with each byte that starts no valid sequence
+ * replaced by U+FFFD; `out` has room for 3 * len bytes. Returns the
+ * length written. */
+static inline size_t rp_utf8_repair(const char *s, size_t len, char *out)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    char *o = out;
+    for (size_t i = 0; i < len;) {
+        size_t n = rp_utf8_sequence_length(u + i, len - i);
+        if (n == 0) {
+            memcpy(o, RP_UTF8_REPLACEMENT, 3);
+            o += 3;
+            i++;
+        } else {
+            memcpy(o, u + i, n);
+            o += n;
+            i += n;
+        }
+    }
+    return (size_t)(o - out);
 }
 
 #endif

@@ -16,6 +16,8 @@ expect_error() {
 }
 
 printf 'not a profile' >junk.json.gz
+"$ANALYZE" convert --pprof -o good.pb.gz "$good"
+zcat good.pb.gz | head -c 60 | gzip >cut.pb.gz
 head -c 100 "$good" >cut.json.gz
 : >empty.json.gz
 mkdir emptydir
@@ -23,6 +25,8 @@ expect_error "missing file" "missing.json.gz: No such file" missing.json.gz
 expect_error "not gzip" "junk.json.gz: not valid JSON" junk.json.gz
 expect_error "truncated" "cut.json.gz: .*gzip" cut.json.gz
 expect_error "empty file" "empty.json.gz: empty file" empty.json.gz
+expect_error "truncated pprof" "cut.pb.gz: pprof: " cut.pb.gz
+"$ANALYZE" report good.pb.gz | grep -q "Object#work" || fail "a pprof file is not read"
 expect_error "empty directory" "emptydir: no profile files" emptydir
 "$RUBY" -e 'print "[" * 100_000' | gzip >deep.json.gz
 expect_error "absurd nesting" "deep.json.gz: not valid JSON.*depth" deep.json.gz

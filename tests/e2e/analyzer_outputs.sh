@@ -39,6 +39,22 @@ go tool pprof -traces -tagroot=%pid p.pb.gz >pid.txt 2>/dev/null || fail "-tagro
 grep -q "%pid:" pid.txt || fail "-tagroot=%pid shows no %pid root"
 note "pprof: $(grep -c '' raw.txt) lines of -raw, $(grep -c Kernel#sleep blocked.txt) sleep lines under %GVL=blocked"
 
+# pprof read back (by content: a .pb.gz, and the same bytes uncompressed
+# under a misleading name) gives the same report, stat breakdown and
+# labels as the session it came from
+"$ANALYZE" report "$WORK/s" >from_json.txt
+"$ANALYZE" report p.pb.gz >from_pprof.txt
+cmp -s from_json.txt from_pprof.txt || fail "report of the pprof file differs: $(diff from_json.txt from_pprof.txt | head)"
+zcat p.pb.gz >plain.json
+"$ANALYZE" report plain.json >from_plain.txt
+cmp -s from_json.txt from_plain.txt || fail "report of uncompressed pprof differs"
+diff <("$ANALYZE" stat "$WORK/s" | grep '\[Rperf\]') <("$ANALYZE" stat p.pb.gz | grep '\[Rperf\]') >/dev/null \
+    || fail "stat's breakdown of the pprof file differs"
+"$ANALYZE" convert --json p.pb.gz | "$RUBY" -rjson -e '
+  sets = JSON.parse(STDIN.read)["label_sets"]
+  exit(sets.include?({ "%GVL" => "blocked" }) && sets.any? { |s| s.key?("%pid") } ? 0 : 1)' \
+    || fail "label sets lost through pprof"
+
 # totals agree between formats
 total=$(for f in "$WORK"/s/*.json.gz; do check total "$f"; done | awk '{ t += $1 } END { print t }')
 "$ANALYZE" convert --collapsed "$WORK/s" >c.collapsed

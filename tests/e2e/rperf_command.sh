@@ -49,6 +49,7 @@ grep -q "\[Rperf\] CPU execution" stat.txt || fail "stat: no breakdown"
 
 "$RPERF" exec -o prof.pb.gz "$RUBY" prog.rb >/dev/null 2>exec.txt || fail "exec failed"
 grep -q "^ Flat:$" exec.txt || fail "exec: no report tables"
+"$RPERF" report --text prof.pb.gz | grep -q "Object#work" || fail "report of a .pb.gz: $("$RPERF" report --text prof.pb.gz 2>&1 | head -3)"
 [ "$(head -c 2 prof.pb.gz | od -An -tx1 | tr -d ' ')" = 1f8b ] || fail "exec -o x.pb.gz is not gzip"
 "$RPERF" record -o prof.collapsed "$RUBY" prog.rb >/dev/null 2>&1 || fail "record -o .collapsed"
 grep -qE ";Object#work(;.*)? [0-9]+$" prof.collapsed || fail "collapsed output"
