@@ -14,6 +14,7 @@
 int cmd_report(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* Parses a non-negative integer option value; prints a usage error naming
  * `option` and returns -1 when `text` is not one. */

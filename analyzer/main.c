@@ -17,7 +17,8 @@ static const char usage_commands[] =
     "usage: rperf-analyze <command> [options] PATH...\n"
     "\n"
     "PATH is a session directory (every profile file in it is read) or a\n"
-    "profile file (.json.gz or .json). All inputs are merged into one profile.\n"
+    "profile file (.json.gz or .json, or pprof's .pb.gz). All inputs are merged into\n"
+    "one profile.\n"
     "\n"
     "commands:\n"
     "  stat [--report] PATH...    summary like `rperf stat`: user/sys/real, time by\n"
@@ -63,6 +64,7 @@ static const struct command commands[] = {
     {"stat", cmd_stat},
     {"report", cmd_report},
     {"convert", cmd_convert},
+    {"diff", cmd_diff},
 };
 
 int rp_usage_error(const char *fmt, ...)

@@ -1,0 +1,129 @@
+/*
+ * analyzer/cmd_diff.c — `rperf-analyze diff [options] BASE TARGET`.
+ *
+ * Owns: the diff subcommand's command line: the two sides (BASE and
+ * TARGET, each a session directory or a profile file; --base and
+ * --target, repeatable, for several paths per side), --normalize, -o,
+ * and the shared options (filters apply to both sides alike). Comparing
+ * is diff.c's.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+
+#include "commands.h"
+#include "diag.h"
+#include "diff.h"
+#include "options.h"
+#include "output.h"
+#include "pipeline.h"
+
+enum { OPT_NORMALIZE = 0x2000, OPT_BASE, OPT_TARGET };
+
+struct diff_args {
+    char **base, **target;
+    int base_count, target_count;
+    bool normalize;
+    const char *output;
+    rp_options o;
+};
+
+struct diff_text {
+    const rp_diff *d;
+    const struct diff_args *a;
+};
+
+static int write_text(rp_out *out, const void *ctx)
+{
+    const struct diff_text *t = ctx;
+    return rp_diff_write_text(out, t->d, t->a->normalize, t->a->o.top);
+}
+
+static int add_path(char ***paths, int *count, char *path)
+{
+    char **grown = realloc(*paths, (size_t)(*count + 1) * sizeof(char *));
+    if (!grown)
+        return -1;
+    grown[(*count)++] = path;
+    *paths = grown;
+    return 0;
+}
+
+static int parse(int argc, char **argv, struct diff_args *a)
+{
+    static const struct option options[] = {
+        RP_SHARED_OPTIONS,
+        {"normalize", no_argument, NULL, OPT_NORMALIZE},
+        {"base", required_argument, NULL, OPT_BASE},
+        {"target", required_argument, NULL, OPT_TARGET},
+        {"output", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+o:", options, NULL)) != -1) {
+        int shared = rp_options_parse(&a->o, c, optarg);
+        if (shared < 0)
+            return -1;
+        if (shared > 0)
+            continue;
+        if (c == OPT_NORMALIZE)
+            a->normalize = true;
+        else if (c == 'o')
+            a->output = optarg;
+        else if (c == OPT_BASE || c == OPT_TARGET) {
+            if (c == OPT_BASE ? add_path(&a->base, &a->base_count, optarg) : add_path(&a->target, &a->target_count, optarg))
+                return rp_usage_error("diff: out of memory"), -1;
+        } else if (c == '?' && optopt)
+            return rp_usage_error("diff: option '%s' needs a value", argv[optind - 1]), -1;
+        else
+            return rp_usage_error("diff: unknown option '%s'", argv[optind - 1]), -1;
+    }
+    int rest = argc - optind;
+    if (a->base_count == 0 && a->target_count == 0) {
+        if (rest != 2)
+            return rp_usage_error("diff: expected BASE and TARGET (session directories or profile files), got %d "
+                                  "path%s", rest, rest == 1 ? "" : "s"), -1;
+        if (add_path(&a->base, &a->base_count, argv[optind]) || add_path(&a->target, &a->target_count, argv[optind + 1]))
+            return rp_usage_error("diff: out of memory"), -1;
+        return 0;
+    }
+    if (rest != 0 || a->base_count == 0 || a->target_count == 0)
+        return rp_usage_error("diff: with --base and --target, give each at least once and no other path"), -1;
+    return 0;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+    struct diff_args a = {0};
+    rp_options_init(&a.o);
+    int status = RP_EXIT_USAGE;
+    rp_profile base, target;
+    bool loaded_base = false, loaded_target = false;
+    if (parse(argc, argv, &a) != 0)
+        goto out;
+    status = RP_EXIT_FAILURE;
+    loaded_base = true;
+    if (rp_pipeline_load(a.base, a.base_count, &a.o, false, &base) != 0)
+        goto out;
+    loaded_target = true;
+    if (rp_pipeline_load(a.target, a.target_count, &a.o, false, &target) != 0)
+        goto out;
+    rp_diff d;
+    if (rp_diff_compute(&base, &target, &d) != 0) {
+        rp_error("out of memory");
+        goto out;
+    }
+    struct diff_text t = {&d, &a};
+    if (rp_output_to(a.output, "diff", false, false, write_text, &t) == 0)
+        status = RP_EXIT_OK;
+    rp_diff_free(&d);
+out:
+    if (loaded_base)
+        rp_profile_free(&base);
+    if (loaded_target)
+        rp_profile_free(&target);
+    free(a.base);
+    free(a.target);
+    return status;
+}
