@@ -449,6 +449,8 @@ static int push_location(pp_doc *d, size_t si, uint64_t id, uint32_t *depth)
         return fail(d, "sample %zu refers to location %" PRIu64 ", which is not defined", si, id);
     if (!loc->built && build_location(d, loc) != 0)
         return -1;
+    if (loc->count == 0)
+        return 0; /* a location without lines (an address only) names no frame */
     if (RP_VEC_RESERVE(d->stack, d->stack_cap, (size_t)*depth + loc->count) != 0 ||
         (size_t)*depth + loc->count > UINT32_MAX)
         return out_of_memory(d);
