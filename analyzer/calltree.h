@@ -50,4 +50,12 @@ typedef struct rp_calltree {
 int rp_calltree_build(const rp_profile *p, int64_t min_weight, size_t max_nodes, rp_calltree *t);
 void rp_calltree_free(rp_calltree *t);
 
+/* For each node of `t` (a tree of `tp`), the total of the node of `b` (a
+ * tree of `bp`, another profile) at the same path of method names (label
+ * and path), or -1 when `b` has none or the node is an "(other)" one:
+ * how a differential flame graph compares a target with its base. `out`
+ * has t->node_count entries. Returns 0, or -1 when out of memory. */
+int rp_calltree_match(const rp_calltree *t, const rp_profile *tp, const rp_calltree *b, const rp_profile *bp,
+                      int64_t *out);
+
 #endif

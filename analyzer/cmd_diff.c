@@ -3,9 +3,10 @@
  *
  * Owns: the diff subcommand's command line: the two sides (BASE and
  * TARGET, each a session directory or a profile file; --base and
- * --target, repeatable, for several paths per side), --normalize, -o,
- * and the shared options (filters apply to both sides alike). Comparing
- * is diff.c's.
+ * --target, repeatable, for several paths per side), --normalize, --text
+ * (the default) or --html (the differential flame graph, html.c), -o, and
+ * the shared options (filters apply to both sides alike). Comparing is
+ * diff.c's.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -13,16 +14,17 @@
 #include "commands.h"
 #include "diag.h"
 #include "diff.h"
+#include "html.h"
 #include "options.h"
 #include "output.h"
 #include "pipeline.h"
 
-enum { OPT_NORMALIZE = 0x2000, OPT_BASE, OPT_TARGET };
+enum { OPT_NORMALIZE = 0x2000, OPT_BASE, OPT_TARGET, OPT_HTML, OPT_TEXT };
 
 struct diff_args {
     char **base, **target;
     int base_count, target_count;
-    bool normalize;
+    bool normalize, html;
     const char *output;
     rp_options o;
 };
@@ -31,6 +33,16 @@ struct diff_text {
     const rp_diff *d;
     const struct diff_args *a;
 };
+
+struct diff_page {
+    const rp_profile *base, *target;
+};
+
+static int write_page(rp_out *out, const void *ctx)
+{
+    const struct diff_page *pg = ctx;
+    return rp_html_write_diff(pg->base, pg->target, out);
+}
 
 static int write_text(rp_out *out, const void *ctx)
 {
@@ -56,6 +68,8 @@ static int parse(int argc, char **argv, struct diff_args *a)
         {"base", required_argument, NULL, OPT_BASE},
         {"target", required_argument, NULL, OPT_TARGET},
         {"output", required_argument, NULL, 'o'},
+        {"html", no_argument, NULL, OPT_HTML},
+        {"text", no_argument, NULL, OPT_TEXT},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -69,6 +83,8 @@ static int parse(int argc, char **argv, struct diff_args *a)
             continue;
         if (c == OPT_NORMALIZE)
             a->normalize = true;
+        else if (c == OPT_HTML || c == OPT_TEXT)
+            a->html = c == OPT_HTML;
         else if (c == 'o')
             a->output = optarg;
         else if (c == OPT_BASE || c == OPT_TARGET) {
@@ -109,6 +125,12 @@ int cmd_diff(int argc, char **argv)
     loaded_target = true;
     if (rp_pipeline_load(a.target, a.target_count, &a.o, false, &target) != 0)
         goto out;
+    if (a.html) {
+        struct diff_page pg = {&base, &target};
+        if (rp_output_to(a.output, "html", false, false, write_page, &pg) == 0)
+            status = RP_EXIT_OK;
+        goto out;
+    }
     rp_diff d;
     if (rp_diff_compute(&base, &target, &d) != 0) {
         rp_error("out of memory");

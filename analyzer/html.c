@@ -33,6 +33,10 @@
 typedef struct page_writer {
     rp_html_page page;
     rp_calltree tree;
+    /* A differential page: the base's total, and per node of the tree the
+     * base's total at the same path (-1: none). NULL otherwise. */
+    int64_t *base_ns;
+    int64_t base_total;
 } page_writer;
 
 static void write_frames(rp_json *j, const rp_profile *p)
@@ -95,6 +99,21 @@ static void write_tree(rp_json *j, const rp_profile *p, const rp_calltree *t)
     rp_json_end_array(j);
 }
 
+static void write_diff(rp_json *j, const page_writer *w)
+{
+    if (!w->base_ns)
+        return;
+    rp_json_key(j, "diff");
+    rp_json_begin_object(j);
+    rp_json_member_int(j, "base_total_ns", w->base_total);
+    rp_json_key(j, "base_ns");
+    rp_json_begin_array(j);
+    for (size_t n = 1; n < w->tree.node_count; n++)
+        rp_json_int(j, w->base_ns[n]);
+    rp_json_end_array(j);
+    rp_json_end_object(j);
+}
+
 static int write_data(rp_out *out, const page_writer *w)
 {
     const rp_profile *p = w->page.p;
@@ -119,6 +138,7 @@ static int write_data(rp_out *out, const page_writer *w)
     write_frames(&j, p);
     write_label_sets(&j, p);
     write_tree(&j, p, &w->tree);
+    write_diff(&j, w);
     rp_json_end_object(&j);
     return 0;
 }
@@ -139,6 +159,8 @@ static int write_folded_note(rp_out *out, const page_writer *w)
 static int write_title(rp_out *out, const page_writer *w)
 {
     const rp_profile *p = w->page.p;
+    if (w->base_ns)
+        rp_out_puts(out, "diff, ");
     for (size_t i = 0; i < p->meta.command_len; i++) {
         if (i)
             rp_out_write(out, " ", 1);
@@ -214,9 +236,22 @@ static int64_t *self_per_frame(const rp_profile *p, const rp_flatcum *fc)
     return self;
 }
 
-int rp_html_write(const rp_profile *p, rp_out *out, const rp_options *o)
+/* Compares the page's tree with `base`'s full tree, path by path. */
+static int match_base(page_writer *w, const rp_profile *base)
 {
-    (void)o; /* the page shows everything; it filters by itself */
+    rp_calltree base_tree;
+    if (rp_calltree_build(base, 0, 0, &base_tree) != 0)
+        return -1;
+    w->base_total = base_tree.nodes[0].total;
+    w->base_ns = malloc(w->tree.node_count * sizeof(*w->base_ns));
+    int rc = w->base_ns ? rp_calltree_match(&w->tree, w->page.p, &base_tree, base, w->base_ns) : -1;
+    rp_calltree_free(&base_tree);
+    return rc;
+}
+
+/* The page of `p`, compared with `base` when it is not NULL. */
+static int write_html(const rp_profile *p, const rp_profile *base, rp_out *out)
+{
     page_writer w = {.page = {.p = p, .top_rows = RP_HTML_TOP_ROWS}};
     if (rp_flatcum_compute(p, &w.page.fc) != 0)
         return -1;
@@ -224,10 +259,23 @@ int rp_html_write(const rp_profile *p, rp_out *out, const rp_options *o)
     w.page.self_ns = self_per_frame(p, &w.page.fc);
     if (w.page.self_ns &&
         rp_calltree_build(p, w.page.fc.total / RP_HTML_FOLD_DIVISOR, RP_HTML_MAX_NODES, &w.tree) == 0) {
-        rc = write_page(out, &w);
+        if (!base || match_base(&w, base) == 0)
+            rc = write_page(out, &w);
         rp_calltree_free(&w.tree);
     }
+    free(w.base_ns);
     free(w.page.self_ns);
     rp_flatcum_free(&w.page.fc);
     return rc;
+}
+
+int rp_html_write(const rp_profile *p, rp_out *out, const rp_options *o)
+{
+    (void)o; /* the page shows everything; it filters by itself */
+    return write_html(p, NULL, out);
+}
+
+int rp_html_write_diff(const rp_profile *base, const rp_profile *target, rp_out *out)
+{
+    return write_html(target, base, out);
 }

@@ -4,7 +4,9 @@
  * Owns: the "html" format: one self-contained page (analyzer/viewer/: the
  * page, its style and script, embedded at build time) with the profile's
  * summary, top methods and tags written as HTML, and the merged call tree
- * (calltree.h) as data the page's flame graph, filters and tables read.
+ * (calltree.h) as data the page's flame graph, filters and tables read;
+ * and its differential form, which also carries a base profile's totals
+ * per call path.
  * The page makes no network request of any kind.
  */
 #ifndef RPERF_ANALYZER_HTML_H
@@ -28,5 +30,10 @@
 #define RP_HTML_TOP_ROWS 100
 
 int rp_html_write(const rp_profile *p, rp_out *out, const rp_options *o);
+
+/* The differential page (rperf-analyze diff --html): the target's flame
+ * graph with each call path coloured by the change of its share from
+ * `base` to `target`. Returns 0, or -1 when out of memory. */
+int rp_html_write_diff(const rp_profile *base, const rp_profile *target, rp_out *out);
 
 #endif

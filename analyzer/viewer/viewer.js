@@ -69,6 +69,11 @@
   const leaves = data.leaves; // node, thread_seq, label_set, weight
   const leafCount = leaves.length / 4;
 
+  // A differential page (rperf-analyze diff --html): the base's total at
+  // each embedded node's path (-1: the base has no such path).
+  const diff = data.diff || null;
+  const baseNsOf = (node) => (node === 0 ? diff.base_total_ns : node > 0 ? diff.base_ns[node - 1] : -1);
+
   // --- filters ---------------------------------------------------------------------------
   const state = {
     search: null, focusFrame: -1, tagfocus: [], tagignore: [], tagroot: [], tagleaf: [],
@@ -142,8 +147,9 @@
   const DENSE_GROUPS = 32;
   function buildShown(passing) {
     const frame = [ROOT_FRAME], parent = [-1], depth = [0], self = [0];
-    function add(p, f) {
-      frame.push(f); parent.push(p); depth.push(depth[p] + 1); self.push(0);
+    const origin = [0]; // the embedded node a shown node stands for; -1 for label frames
+    function add(p, f, from = -1) {
+      frame.push(f); parent.push(p); depth.push(depth[p] + 1); self.push(0); origin.push(from);
       return frame.length - 1;
     }
     const labelChild = new Map(); // label frame -> parent -> child (small-integer keys)
@@ -175,7 +181,7 @@
         n = nodeParent[n];
       }
       for (let i = chain.length - 1; i >= 0; i--) {
-        at = add(at, nodeFrame[chain[i]]);
+        at = add(at, nodeFrame[chain[i]], chain[i]);
         if (dense) m[chain[i]] = at; else m.set(chain[i], at);
       }
       return at;
@@ -218,7 +224,7 @@
     for (let n = 0; n < count; n++)
       if (first[n + 1] - first[n] > 1) kids.subarray(first[n], first[n + 1]).sort((a, b) => total[b] - total[a]);
     const children = (n) => kids.subarray(first[n], first[n + 1]);
-    return { frame, parent, depth, self, total, children };
+    return { frame, parent, depth, self, total, children, origin };
   }
 
   // Per frame: self and total over the embedded tree (no label frames),
@@ -280,6 +286,17 @@
     for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
     return (h >>> 0) / 4294967296;
   }
+  // Differential colour: the change of a path's share from base to
+  // target; full colour at 5 points of the total, red grew, blue shrank.
+  function diffColorOf(n) {
+    const base = baseNsOf(shown.origin[n]);
+    if (shown.frame[n] >= 0 && frameKind[shown.frame[n]] === KIND.other) return '#e2e2e2';
+    if (base < 0) return 'hsl(0,85%,52%)';
+    const delta = shown.total[n] / (shown.total[0] || 1) - base / (diff.base_total_ns || 1);
+    const strength = Math.min(1, Math.abs(delta) / 0.05);
+    return `hsl(${delta >= 0 ? 0 : 218},${Math.round(20 + 65 * strength)}%,${Math.round(94 - 40 * strength)}%)`;
+  }
+
   function colorOf(f) {
     if (f === ROOT_FRAME) return '#c8c8c8';
     const kind = frameKind[f], h = hashOf(frameName[f]);
@@ -345,7 +362,7 @@
       const y = state.flame ? (maxDepth - d) * ROW : d * ROW;
       const f = shown.frame[b.node];
       const isMatch = matched && matched[b.node];
-      ctx.fillStyle = isMatch ? '#d63bd6' : colorOf(f);
+      ctx.fillStyle = isMatch ? '#d63bd6' : diff ? diffColorOf(b.node) : colorOf(f);
       const w = Math.max(b.w - 0.5, 0.35);
       ctx.fillRect(b.x, y, w, ROW - 1);
       if (b.node === hover) {
@@ -413,6 +430,14 @@
     return null;
   }
 
+  function diffTooltipRow(n) {
+    const base = baseNsOf(shown.origin[n]);
+    if (base < 0) return '<tr><th>base</th><td colspan="3">not in the base profile (new)</td></tr>';
+    const points = ((shown.total[n] / (shown.total[0] || 1) - base / (diff.base_total_ns || 1)) * 100).toFixed(1);
+    return `<tr><th>base</th><td>${ms(base)} ms</td><td>${pct(base, diff.base_total_ns)} of all</td>` +
+      `<td>${points >= 0 ? '+' : ''}${points} points</td></tr>`;
+  }
+
   function showTooltip(b, ev) {
     const tip = $('tooltip'), n = b.node, f = shown.frame[n];
     const all = shown.total[0], par = n > 0 ? shown.total[shown.parent[n]] : all;
@@ -421,7 +446,8 @@
       (path ? `<div class="path">${escapeHtml(path)}</div>` : '') +
       `<table><tr><th>total</th><td>${ms(shown.total[n])} ms</td><td>${pct(shown.total[n], all)} of all</td>` +
       `<td>${pct(shown.total[n], par)} of parent</td></tr>` +
-      `<tr><th>self</th><td>${ms(shown.self[n])} ms</td><td>${pct(shown.self[n], all)} of all</td><td></td></tr></table>`;
+      `<tr><th>self</th><td>${ms(shown.self[n])} ms</td><td>${pct(shown.self[n], all)} of all</td><td></td></tr>` +
+      (diff ? diffTooltipRow(n) : '') + '</table>';
     tip.hidden = false;
     const box = canvas.parentElement.getBoundingClientRect();
     let left = ev.clientX - box.left + 14, top = ev.clientY - box.top + 14;
@@ -681,6 +707,7 @@
         total_ns: shown.total[b.node], self_ns: shown.self[b.node],
         share: shown.total[0] > 0 ? shown.total[b.node] / shown.total[0] : 0,
         matched: !!(matched && matched[b.node]),
+        base_ns: diff ? baseNsOf(shown.origin[b.node]) : undefined,
         zoomed: b.node === zoomNode,
       }));
     },
@@ -688,7 +715,25 @@
     zoomedName: () => nameOf(shown.frame[zoomNode]),
   };
 
+  // A differential page compares whole profiles: label frames and filters
+  // would compare a part of the target with all of the base, so they are off.
+  function setUpDiff() {
+    if (!diff) return;
+    $('tagleaf').value = '';
+    for (const id of ['tagfocus', 'tagignore', 'tagroot', 'tagleaf', 'process', 'thread']) {
+      $(id).disabled = true;
+      $(id).title = 'not on a differential page';
+    }
+    const legend = document.querySelector('.legend');
+    legend.innerHTML = '<strong>Differential flame graph</strong>: the target profile\'s shape, each call path ' +
+      `coloured by the change of its share of the total from the base (${ms(diff.base_total_ns)} ms) to the target ` +
+      `(${ms(data.total_ns)} ms): <span class="sw d-grew"></span>grew <span class="sw d-shrank"></span>shrank ` +
+      '<span class="sw d-same"></span>unchanged <span class="sw d-new"></span>new (not in the base); full colour at 5 points.';
+    document.body.classList.add('diff');
+  }
+
   fillChoices();
+  setUpDiff();
   readControls();
   update();
   // From the start of this script (data parsed, tree built, drawn).

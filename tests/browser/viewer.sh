@@ -34,6 +34,10 @@ export VIEWER_HOT=Object#hot_method VIEWER_HOT_PCT=$(cum_pct Object#hot_method)
 export VIEWER_SEARCH=burn_cpu VIEWER_SEARCH_MS=$(cum_ms Object#burn_cpu)
 export VIEWER_BLOCKED_MS=$blocked_ms VIEWER_CHILD_PID=$child_pid VIEWER_CHILD_MS=$child_ms
 export VIEWER_SCREENSHOT="${RPERF_TEST_ARTIFACTS:-$WORK}/viewer.png"
+# The differential page of the session against itself: every call path
+# must find itself in the base, with the same time.
+"$ANALYZE" diff --html -o "$WORK/diff.html" "$WORK/s" "$WORK/s"
+export VIEWER_DIFF_PAGE="$WORK/diff.html"
 note "expected: hot $VIEWER_HOT_PCT%, burn_cpu $VIEWER_SEARCH_MS ms, blocked $blocked_ms ms, child $child_pid $child_ms ms"
 node "$browser_dir/viewer_test.js"
 if [ "${RPERF_UPDATE_SCREENSHOT:-}" = 1 ]; then

@@ -7,6 +7,7 @@
 //   VIEWER_SEARCH, VIEWER_SEARCH_MS   a search term, the cumulative ms it covers
 //   VIEWER_BLOCKED_MS                 the session's GVL blocked time
 //   VIEWER_CHILD_PID, VIEWER_CHILD_MS a child process and its time
+//   VIEWER_DIFF_PAGE                  the differential page of the session against itself
 'use strict';
 const puppeteer = require('puppeteer-core');
 const env = (name) => {
@@ -48,7 +49,7 @@ const boxNamed = (page, name) => page.evaluate((n) => rperfViewer.boxes().find((
     const requests = [];
     await page.setRequestInterception(true);
     page.on('request', (r) => {
-      if (r.url() === pageUrl) r.continue();
+      if (r.url() === pageUrl || r.url() === 'file://' + process.env.VIEWER_DIFF_PAGE) r.continue();
       else { requests.push(r.url()); r.abort(); }
     });
 
@@ -121,6 +122,21 @@ const boxNamed = (page, name) => page.evaluate((n) => rperfViewer.boxes().find((
     await page.click('#tab-tags');
     const keys = await page.$$eval('#tags-body table.tag', (ts) => ts.map((t) => t.dataset.key));
     check(['%GVL', '%GC', '%pid', 'thread_seq'].every((k) => keys.includes(k)), `the Tags tab has %GVL, %GC, %pid, thread_seq: ${keys}`);
+
+    // The differential page of the session against itself.
+    await page.goto('file://' + env('VIEWER_DIFF_PAGE'), { waitUntil: 'load' });
+    await page.waitForSelector('body[data-ready=true]', { timeout: 30000 });
+    const diffBoxes = await page.evaluate(() => rperfViewer.boxes());
+    const unmatched = diffBoxes.filter((b) => b.name !== '(other)' && b.base_ns !== b.total_ns);
+    check(diffBoxes.length > 10 && unmatched.length === 0,
+      `diff against itself: all ${diffBoxes.length} boxes find their path in the base with the same time` +
+      (unmatched.length ? ` (not: ${unmatched.slice(0, 3).map((b) => `${b.name} ${b.base_ns}/${b.total_ns}`)})` : ''));
+    const legend = await page.$eval('.legend', (e) => e.textContent);
+    check(legend.includes('Differential flame graph') && legend.includes('grew'), 'the diff page has its legend');
+    const diffHot = diffBoxes.find((b) => b.name === hotName);
+    await page.mouse.move(diffHot.x + diffHot.w / 2, diffHot.y + diffHot.h / 2);
+    const diffTip = await page.$eval('#tooltip', (e) => e.textContent);
+    check(diffTip.includes('base') && diffTip.includes('+0.0 points'), `its tooltip compares with the base: "${diffTip}"`);
 
     check(requests.length === 0, `no network request: ${requests.join(' ') || 'none'}`);
     check(problems.length === 0, `no console error or page error: ${problems.join(' | ') || 'none'}`);

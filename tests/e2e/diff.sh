@@ -46,6 +46,13 @@ set -- "$WORK"/base/*.json.gz
 "$ANALYZE" diff --top 200 --base "$1" --target "$WORK/target" -o out.txt
 cmp -s out.txt diff.txt || fail "--base/--target -o gave a different table: $(diff out.txt diff.txt | head)"
 
+# the differential flame graph: the target's page with the base's totals
+"$ANALYZE" diff --html -o diff.html "$WORK/base" "$WORK/target"
+base_total=$(for f in "$WORK"/base/*.json.gz; do check total "$f"; done | awk '{ t += $1 } END { print t }')
+grep -q "\"diff\":{\"base_total_ns\":$base_total,\"base_ns\":\[" diff.html \
+    || fail "diff --html carries no base total $base_total: $(grep -o '"diff":{[^[]*' diff.html)"
+grep -q '<td class="name">Object#only_target</td>' diff.html || fail "diff --html is not the target's page"
+
 # bad inputs: exit 1 naming the file; bad command lines: exit 2
 rc=0; "$ANALYZE" diff "$WORK/base" missing.json.gz >/dev/null 2>err.txt || rc=$?
 [ "$rc" = 1 ] && grep -q "missing.json.gz: No such file" err.txt || fail "missing target: exit $rc, $(cat err.txt)"

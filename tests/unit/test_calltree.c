@@ -231,6 +231,44 @@ static void test_node_budget(void **state)
     rp_profile_free(&p);
 }
 
+/* Matching by method names across two profiles: a tree matched with
+ * itself finds every node; a path the base lacks is -1; "(other)" too. */
+static void test_match(void **state)
+{
+    (void)state;
+    rp_profile target, base;
+    make_profile(&target);
+    assert_int_equal(rp_profile_init(&base, true), 0);
+    /* the base: main -> a -> b (4) and main -> d (6); its ids differ */
+    add_sample(&base, 6, 1, 0, "x.rb|d", "x.rb|main", NULL);
+    add_sample(&base, 4, 1, 0, "x.rb|b", "x.rb|a", "x.rb|main", NULL);
+    rp_calltree t, b;
+    assert_int_equal(rp_calltree_build(&target, 0, 0, &t), 0);
+    int64_t *same = malloc(t.node_count * sizeof(*same));
+    assert_int_equal(rp_calltree_match(&t, &target, &t, &target, same), 0);
+    for (size_t n = 0; n < t.node_count; n++)
+        assert_int_equal(same[n], t.nodes[n].total);
+    assert_int_equal(rp_calltree_build(&base, 0, 0, &b), 0);
+    assert_int_equal(rp_calltree_match(&t, &target, &b, &base, same), 0);
+    assert_int_equal(same[0], 10);
+    assert_int_equal(same[node_at(&target, &t, (const char *[]){"main", NULL})], 10);
+    assert_int_equal(same[node_at(&target, &t, (const char *[]){"main", "a", NULL})], 4);
+    assert_int_equal(same[node_at(&target, &t, (const char *[]){"main", "a", "b", NULL})], 4);
+    assert_int_equal(same[node_at(&target, &t, (const char *[]){"main", "c", NULL})], -1);
+    assert_int_equal(same[node_at(&target, &t, (const char *[]){"main", "a", "a", NULL})], -1);
+    rp_calltree_free(&t);
+    assert_int_equal(rp_calltree_build(&target, 8, 0, &t), 0);
+    int64_t *folded = malloc(t.node_count * sizeof(*folded));
+    assert_int_equal(rp_calltree_match(&t, &target, &b, &base, folded), 0);
+    assert_int_equal(folded[node_at(&target, &t, (const char *[]){"main", "(other)", NULL})], -1);
+    free(folded);
+    free(same);
+    rp_calltree_free(&t);
+    rp_calltree_free(&b);
+    rp_profile_free(&base);
+    rp_profile_free(&target);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,6 +277,7 @@ int main(void)
         cmocka_unit_test(test_empty_and_rootless),
         cmocka_unit_test(test_random_conservation),
         cmocka_unit_test(test_node_budget),
+        cmocka_unit_test(test_match),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
