@@ -26,7 +26,8 @@ expect_error "not gzip" "junk.json.gz: not valid JSON" junk.json.gz
 expect_error "truncated" "cut.json.gz: .*gzip" cut.json.gz
 expect_error "empty file" "empty.json.gz: empty file" empty.json.gz
 expect_error "truncated pprof" "cut.pb.gz: pprof: " cut.pb.gz
-"$ANALYZE" report good.pb.gz | grep -q "Object#work" || fail "a pprof file is not read"
+"$ANALYZE" report good.pb.gz >pprof_report.txt || fail "a pprof file is not read"
+grep -q "Object#work" pprof_report.txt || fail "the report of a pprof file lacks Object#work: $(head -8 pprof_report.txt)"
 expect_error "empty directory" "emptydir: no profile files" emptydir
 "$RUBY" -e 'print "[" * 100_000' | gzip >deep.json.gz
 expect_error "absurd nesting" "deep.json.gz: not valid JSON.*depth" deep.json.gz

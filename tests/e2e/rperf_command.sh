@@ -49,7 +49,8 @@ grep -q "\[Rperf\] CPU execution" stat.txt || fail "stat: no breakdown"
 
 "$RPERF" exec -o prof.pb.gz "$RUBY" prog.rb >/dev/null 2>exec.txt || fail "exec failed"
 grep -q "^ Flat:$" exec.txt || fail "exec: no report tables"
-"$RPERF" report --text prof.pb.gz | grep -q "Object#work" || fail "report of a .pb.gz: $("$RPERF" report --text prof.pb.gz 2>&1 | head -3)"
+"$RPERF" report --text prof.pb.gz >pb_report.txt || fail "report of a .pb.gz failed"
+grep -q "Object#work" pb_report.txt || fail "report of a .pb.gz lacks Object#work: $(head -8 pb_report.txt)"
 "$RPERF" diff rperf.json.gz prof.pb.gz >diff.txt || fail "rperf diff failed"
 grep -q "^ Cumulative (total time), by absolute change:" diff.txt || fail "rperf diff: $(head -5 diff.txt)"
 page=$(env -u DISPLAY -u WAYLAND_DISPLAY TMPDIR="$WORK" "$RPERF" diff --html rperf.json.gz prof.pb.gz 2>/dev/null) \

@@ -70,6 +70,7 @@ struct decoded {
     char strings[64][64];
     int nstrings;
     int nsamples, nlocations, nfunctions, ncomments;
+    uint64_t comments[8];
     uint64_t first_sample_locations[8];
     int first_sample_depth;
     int64_t values_total;
@@ -145,7 +146,11 @@ static void decode(const char *data, size_t len, struct decoded *d)
         case 9: d->time_nanos = (int64_t)v; break;
         case 10: d->duration_nanos = (int64_t)v; break;
         case 12: d->period = (int64_t)v; break;
-        case 13: d->ncomments++; break;
+        case 13:
+            if (d->ncomments < 8)
+                d->comments[d->ncomments] = v;
+            d->ncomments++;
+            break;
         default: break;
         }
     }
@@ -189,7 +194,11 @@ static void test_pprof_decodes(void **state)
     assert_int_equal(d.values_total, 2800000);
     assert_int_equal(d.nlocations, (int)p.frame_count);
     assert_int_equal(d.nfunctions, (int)p.frame_count);
-    assert_int_equal(d.ncomments, 4);
+    /* version, mode, frequency, ruby, and the counts profile.proto has no field for */
+    assert_int_equal(d.ncomments, 5);
+    assert_true(strncmp(d.strings[d.comments[1]], "mode: ", 6) == 0);
+    assert_true(strncmp(d.strings[d.comments[4]], "samples: ", 9) == 0);
+    assert_non_null(strstr(d.strings[d.comments[4]], ", processes: "));
     assert_int_equal(d.period, 2000000);
     assert_int_equal(d.time_nanos, 1700000000000000000);
     assert_int_equal(d.duration_nanos, 3000000000);
