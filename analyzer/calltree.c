@@ -59,6 +59,17 @@ static int compare_from_root(const void *a, const void *b)
     return x->sample < y->sample ? -1 : x->sample > y->sample;
 }
 
+/* The end of the group of samples from `i` on (before `hi`) that share
+ * the frame at `depth`: one child of the run's node. */
+static size_t group_end(const builder *b, size_t i, size_t hi, uint32_t depth)
+{
+    uint32_t frame = frame_from_root(&b->sorted[i], depth);
+    size_t j = i + 1;
+    while (j < hi && frame_from_root(&b->sorted[j], depth) == frame)
+        j++;
+    return j;
+}
+
 static uint32_t add_node(rp_calltree *t, uint32_t parent, uint32_t frame, int64_t total)
 {
     if (t->node_count >= RP_IDX_NONE - 1 || RP_VEC_RESERVE(t->nodes, t->nodes_cap, t->node_count + 1) != 0)
@@ -122,9 +133,7 @@ static int expand_run(builder *b, pending_run run)
     uint32_t other = RP_IDX_NONE;
     while (i < run.hi) {
         uint32_t frame = frame_from_root(&b->sorted[i], run.depth);
-        size_t j = i + 1;
-        while (j < run.hi && frame_from_root(&b->sorted[j], run.depth) == frame)
-            j++;
+        size_t j = group_end(b, i, run.hi, run.depth);
         int64_t weight = run_weight(b, i, j);
         if (weight < b->min_weight) {
             if (fold_run(b, run.node, &other, i, j, weight) != 0)
@@ -173,10 +182,7 @@ static int count_nodes(builder *b, size_t counts[WEIGHT_BUCKETS])
         while (i < run.hi && b->sorted[i].depth == run.depth)
             i++;
         while (i < run.hi) {
-            uint32_t frame = frame_from_root(&b->sorted[i], run.depth);
-            size_t j = i + 1;
-            while (j < run.hi && frame_from_root(&b->sorted[j], run.depth) == frame)
-                j++;
+            size_t j = group_end(b, i, run.hi, run.depth);
             int64_t weight = run_weight(b, i, j);
             if (weight >= b->min_weight) {
                 counts[bucket_of(weight)]++;

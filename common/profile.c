@@ -109,13 +109,8 @@ uint32_t rp_profile_label_value(const rp_profile *p, uint32_t set, uint32_t key)
 
 uint32_t rp_profile_process_of(const rp_profile *p, uint32_t set)
 {
-    const rp_label_set *ls = &p->label_sets[set];
-    for (uint32_t i = 0; i < ls->count; i++) {
-        const rp_label *l = &p->labels[ls->first + i];
-        if (strcmp(rp_profile_str(p, l->key), RP_LABEL_PID) == 0)
-            return l->value;
-    }
-    return RP_IDX_NONE;
+    uint32_t key = rp_strtab_find(&p->strings, RP_LABEL_PID, strlen(RP_LABEL_PID));
+    return key == RP_IDX_NONE ? RP_IDX_NONE : rp_profile_label_value(p, set, key);
 }
 
 const char *rp_frame_name(const rp_profile *p, const rp_frame *f, char *buf, size_t size)

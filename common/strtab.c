@@ -36,11 +36,21 @@ static bool str_equals(const void *ctx, uint32_t index)
     return e->length == key->len && memcmp(key->tab->arena + e->offset, key->s, key->len) == 0;
 }
 
+static uint32_t find_hashed(const rp_strtab *tab, const char *s, size_t len, uint64_t hash)
+{
+    struct str_key key = {tab, s, len};
+    return rp_idxset_find(&tab->index, hash, str_equals, &key);
+}
+
+uint32_t rp_strtab_find(const rp_strtab *tab, const char *s, size_t len)
+{
+    return find_hashed(tab, s, len, rp_hash_bytes(s, len));
+}
+
 uint32_t rp_strtab_intern(rp_strtab *tab, const char *s, size_t len)
 {
     uint64_t hash = rp_hash_bytes(s, len);
-    struct str_key key = {tab, s, len};
-    uint32_t found = rp_idxset_find(&tab->index, hash, str_equals, &key);
+    uint32_t found = find_hashed(tab, s, len, hash);
     if (found != RP_IDX_NONE)
         return found;
     if (tab->count >= RP_IDX_NONE - 1 || len > SIZE_MAX - tab->arena_len - 1)

@@ -34,6 +34,9 @@ void rp_strtab_free(rp_strtab *tab);
  * memory is exhausted. */
 uint32_t rp_strtab_intern(rp_strtab *tab, const char *s, size_t len);
 
+/* Returns the id of the string, or RP_IDX_NONE when the table lacks it. */
+uint32_t rp_strtab_find(const rp_strtab *tab, const char *s, size_t len);
+
 /* Returns the string with id `id` (valid until the next intern). */
 const char *rp_strtab_get(const rp_strtab *tab, uint32_t id, size_t *len);
 
