@@ -34,19 +34,17 @@ static void fill_options(struct option *options)
         options[n++] = fixed_options[i];
 }
 
-int cmd_convert(int argc, char **argv)
+static int run_convert(int argc, char **argv, rp_options *opts)
 {
     struct option options[rp_format_count + FIXED_COUNT];
     fill_options(options);
     const rp_format *format = NULL;
     const char *output = NULL;
-    rp_options o;
-    rp_options_init(&o);
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+o:F:", options, NULL)) != -1) {
-        int shared = rp_options_parse(&o, c, optarg);
+        int shared = rp_options_parse(opts, c, optarg);
         if (shared < 0)
             return RP_EXIT_USAGE;
         if (shared > 0)
@@ -71,5 +69,14 @@ int cmd_convert(int argc, char **argv)
     if (optind >= argc)
         return rp_usage_error("convert: missing PATH (a session directory or profile file)");
 
-    return rp_pipeline_convert(argv + optind, argc - optind, &o, format, output);
+    return rp_pipeline_convert(argv + optind, argc - optind, opts, format, output);
+}
+
+int cmd_convert(int argc, char **argv)
+{
+    rp_options o;
+    rp_options_init(&o);
+    int status = run_convert(argc, argv, &o);
+    rp_options_free(&o);
+    return status;
 }

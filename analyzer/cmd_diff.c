@@ -147,5 +147,6 @@ out:
         rp_profile_free(&target);
     free(a.base);
     free(a.target);
+    rp_options_free(&a.o);
     return status;
 }

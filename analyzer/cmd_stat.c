@@ -32,7 +32,7 @@ static int print_summary(const rp_profile *p, bool with_report, const rp_options
     return rc;
 }
 
-int cmd_stat(int argc, char **argv)
+static int run_stat(int argc, char **argv, rp_options *opts)
 {
     static const struct option options[] = {
         {"report", no_argument, NULL, 'r'},
@@ -40,13 +40,11 @@ int cmd_stat(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     bool with_report = false;
-    rp_options o;
-    rp_options_init(&o);
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+r", options, NULL)) != -1) {
-        int shared = rp_options_parse(&o, c, optarg);
+        int shared = rp_options_parse(opts, c, optarg);
         if (shared < 0)
             return RP_EXIT_USAGE;
         if (c == 'r')
@@ -58,9 +56,18 @@ int cmd_stat(int argc, char **argv)
         return rp_usage_error("stat: missing PATH (a session directory or profile file)");
 
     rp_profile profile;
-    int rc = rp_pipeline_load(argv + optind, argc - optind, &o, false, &profile);
+    int rc = rp_pipeline_load(argv + optind, argc - optind, opts, false, &profile);
     if (rc == 0)
-        rc = print_summary(&profile, with_report, &o);
+        rc = print_summary(&profile, with_report, opts);
     rp_profile_free(&profile);
     return rc == 0 ? RP_EXIT_OK : RP_EXIT_FAILURE;
+}
+
+int cmd_stat(int argc, char **argv)
+{
+    rp_options o;
+    rp_options_init(&o);
+    int status = run_stat(argc, argv, &o);
+    rp_options_free(&o);
+    return status;
 }

@@ -3,6 +3,11 @@
  */
 #include "filter.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "diag.h"
 #include "merge.h"
 
@@ -34,8 +39,64 @@ static int drop_lines(rp_profile *p)
     return 0;
 }
 
+/* --- label filters (--tagfocus, --tagignore) ------------------------------ */
+
+static bool value_matches(const rp_tag_filter *f, const char *value)
+{
+    return regexec(&f->re, value, 0, NULL, 0) == 0;
+}
+
+/* Whether one filter matches a sample of label set `set` and thread `seq`:
+ * its key's value does (thread_seq is a key too), or, without a key, any
+ * label's value does. */
+static bool filter_matches(const rp_profile *p, const rp_tag_filter *f, uint32_t set, uint32_t seq)
+{
+    const rp_label_set *ls = &p->label_sets[set];
+    if (f->key && strcmp(f->key, "thread_seq") == 0) {
+        char text[16];
+        snprintf(text, sizeof(text), "%" PRIu32, seq);
+        return value_matches(f, text);
+    }
+    for (uint32_t i = 0; i < ls->count; i++) {
+        const rp_label *l = &p->labels[ls->first + i];
+        if ((!f->key || strcmp(f->key, rp_profile_str(p, l->key)) == 0) &&
+            value_matches(f, rp_profile_str(p, l->value)))
+            return true;
+    }
+    return false;
+}
+
+/* Kept: every --tagfocus matches and no --tagignore does. */
+static bool sample_kept(const rp_profile *p, const rp_options *o, uint32_t set, uint32_t seq)
+{
+    for (int i = 0; i < o->tag_count; i++)
+        if (filter_matches(p, &o->tags[i], set, seq) == o->tags[i].ignore)
+            return false;
+    return true;
+}
+
+static int select_by_labels(rp_profile *p, const rp_options *o)
+{
+    rp_sample_table kept;
+    rp_sample_table_init(&kept, p->samples.aggregate);
+    for (size_t i = 0; i < p->samples.count; i++) {
+        const rp_sample *s = &p->samples.samples[i];
+        if (sample_kept(p, o, s->label_set, s->thread_seq) &&
+            rp_sample_table_add(&kept, s->stack, s->thread_seq, s->label_set, s->weight) != RP_SAMPLE_OK) {
+            rp_sample_table_free(&kept);
+            rp_error("out of memory");
+            return -1;
+        }
+    }
+    rp_sample_table_free(&p->samples);
+    p->samples = kept;
+    return 0;
+}
+
 int rp_filter_apply(rp_profile *p, const rp_options *o, bool keep_lines)
 {
+    if (o->tag_count > 0 && select_by_labels(p, o) != 0)
+        return -1;
     if (!keep_lines && !o->lines && has_lines(p))
         return drop_lines(p);
     return 0;

@@ -2,8 +2,9 @@
  * analyzer/filter.h — the stage between loading and encoding.
  *
  * Owns: turning the merged profile of a session into what the command
- * shows: method-level frames unless lines are wanted (or the format
- * carries them). Selections by label and time window belong here too.
+ * shows: the samples --tagfocus and --tagignore select (by label value,
+ * as go tool pprof's options do), and method-level frames unless lines
+ * are wanted (or the format carries them). Time windows belong here too.
  */
 #ifndef RPERF_ANALYZER_FILTER_H
 #define RPERF_ANALYZER_FILTER_H

@@ -3,11 +3,46 @@
  */
 #include "options.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "commands.h"
 
 void rp_options_init(rp_options *o)
 {
     *o = (rp_options){.top = RP_REPORT_TOP_DEFAULT, .lines = false};
+}
+
+void rp_options_free(rp_options *o)
+{
+    for (int i = 0; i < o->tag_count; i++) {
+        free(o->tags[i].key);
+        regfree(&o->tags[i].re);
+    }
+    o->tag_count = 0;
+}
+
+/* KEY=REGEX or REGEX, as --tagfocus/--tagignore take it (like pprof's). */
+static int parse_tag_filter(rp_options *o, const char *option, const char *arg, bool ignore)
+{
+    if (o->tag_count == RP_TAG_FILTERS_MAX)
+        return rp_usage_error("%s: at most %d label filters", option, RP_TAG_FILTERS_MAX), -1;
+    rp_tag_filter *f = &o->tags[o->tag_count];
+    const char *eq = strchr(arg, '=');
+    const char *pattern = eq && eq > arg ? eq + 1 : arg;
+    f->key = eq && eq > arg ? strndup(arg, (size_t)(eq - arg)) : NULL;
+    f->ignore = ignore;
+    if (eq && eq > arg && !f->key)
+        return rp_usage_error("%s: out of memory", option), -1;
+    int rc = regcomp(&f->re, pattern, REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+        char why[128];
+        regerror(rc, &f->re, why, sizeof(why));
+        free(f->key);
+        return rp_usage_error("%s expects KEY=REGEX, got '%s': %s", option, arg, why), -1;
+    }
+    o->tag_count++;
+    return 1;
 }
 
 int rp_options_parse(rp_options *o, int c, const char *arg)
@@ -18,6 +53,10 @@ int rp_options_parse(rp_options *o, int c, const char *arg)
     case RP_OPT_LINES:
         o->lines = true;
         return 1;
+    case RP_OPT_TAGFOCUS:
+        return parse_tag_filter(o, "--tagfocus", arg, false);
+    case RP_OPT_TAGIGNORE:
+        return parse_tag_filter(o, "--tagignore", arg, true);
     default:
         return 0;
     }

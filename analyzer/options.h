@@ -11,29 +11,48 @@
 #define RPERF_ANALYZER_OPTIONS_H
 
 #include <getopt.h>
+#include <regex.h>
 #include <stdbool.h>
 
 #define RP_REPORT_TOP_DEFAULT 50
 
+/* --tagfocus / --tagignore KEY=REGEX (or REGEX: any label's value). */
+typedef struct rp_tag_filter {
+    char *key; /* NULL: any key */
+    regex_t re;
+    bool ignore; /* --tagignore */
+} rp_tag_filter;
+
+#define RP_TAG_FILTERS_MAX 16
+
 typedef struct rp_options {
     int top;    /* rows of each text table (--top N) */
     bool lines; /* per line of code rather than per method (--lines) */
+    rp_tag_filter tags[RP_TAG_FILTERS_MAX];
+    int tag_count;
 } rp_options;
 
 /* getopt_long values of the shared options (above any character). */
-enum { RP_OPT_TOP = 0x1000, RP_OPT_LINES };
+enum { RP_OPT_TOP = 0x1000, RP_OPT_LINES, RP_OPT_TAGFOCUS, RP_OPT_TAGIGNORE };
 
-#define RP_SHARED_OPTIONS                                 \
-    {"top", required_argument, NULL, RP_OPT_TOP},         \
-    {"lines", no_argument, NULL, RP_OPT_LINES}
+#define RP_SHARED_OPTIONS                                    \
+    {"top", required_argument, NULL, RP_OPT_TOP},            \
+    {"lines", no_argument, NULL, RP_OPT_LINES},              \
+    {"tagfocus", required_argument, NULL, RP_OPT_TAGFOCUS},  \
+    {"tagignore", required_argument, NULL, RP_OPT_TAGIGNORE}
 
 /* The text of the shared options for --help. */
 #define RP_SHARED_OPTIONS_HELP                                                    \
     "  --top N                    rows per table of the text report (default 50)\n" \
     "  --lines                    one row per line of code rather than per method,\n" \
-    "                             for profiles recorded with RPERF_LINES=1\n"
+    "                             for profiles recorded with RPERF_LINES=1\n"          \
+    "  --tagfocus KEY=REGEX       keep only samples whose label KEY (thread_seq too)\n" \
+    "                             matches REGEX (REGEX alone: any label); repeatable,\n" \
+    "                             every one must match\n"                             \
+    "  --tagignore KEY=REGEX      drop samples whose label KEY matches; repeatable\n"
 
 void rp_options_init(rp_options *o);
+void rp_options_free(rp_options *o);
 
 /* One option as getopt_long returned it (`c`, `arg`). Returns 1 when it
  * was a shared option, 0 when it is not one, -1 when its value is bad

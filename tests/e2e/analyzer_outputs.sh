@@ -109,6 +109,34 @@ puts names.join(", ")
 RUBY
 note "speedscope profiles: $(cat speedscope.txt)"
 
+# label filters (--tagfocus, --tagignore) and report --by: the blocked
+# time alone, the rest, and the time per process add up as stat says
+ms_of() { sed -n 's/^Total: \([0-9.]*\)ms.*/\1/p' "$1"; }
+"$ANALYZE" report "$WORK/s" >all.txt
+blocked=$("$ANALYZE" stat "$WORK/s" | awk '/GVL blocked/ { gsub(",", "", $1); print $1 }')
+"$ANALYZE" report --tagfocus %GVL=blocked "$WORK/s" >focus.txt
+"$ANALYZE" report --tagignore %GVL=blocked "$WORK/s" >ignore.txt
+note "all $(ms_of all.txt) ms, --tagfocus %GVL=blocked $(ms_of focus.txt) ms (stat: $blocked), --tagignore $(ms_of ignore.txt) ms"
+awk -v f="$(ms_of focus.txt)" -v b="$blocked" 'BEGIN { exit !(f - b < 0.06 && b - f < 0.06) }' \
+    || fail "--tagfocus %GVL=blocked shows $(ms_of focus.txt) ms, stat's blocked time is $blocked ms"
+awk -v f="$(ms_of focus.txt)" -v i="$(ms_of ignore.txt)" -v a="$(ms_of all.txt)" 'BEGIN { d = f + i - a; exit !(d < 0.11 && d > -0.11) }' \
+    || fail "focus + ignore != all"
+grep -q "Kernel#sleep" focus.txt && ! grep -q "Object#crunch" focus.txt || fail "--tagfocus kept the wrong methods: $(head -8 focus.txt)"
+"$ANALYZE" report --tagfocus thread_seq=2 "$WORK/s" >thread2.txt
+grep -q "Object#crunch" thread2.txt && ! grep -q "Object#nap" thread2.txt || fail "--tagfocus thread_seq=2: $(head -8 thread2.txt)"
+"$ANALYZE" stat --tagfocus %GVL=blocked "$WORK/s" >statf.txt
+grep -q "100.0%  \[Rperf\] GVL blocked" statf.txt || fail "stat --tagfocus: $(grep Rperf statf.txt)"
+"$ANALYZE" convert --pprof --tagignore %GVL=blocked -o ignore.pb.gz "$WORK/s"
+go tool pprof -top ignore.pb.gz >ignore_top.txt 2>/dev/null || fail "go tool pprof on a filtered file"
+grep -q "Kernel#sleep" ignore_top.txt && fail "--tagignore %GVL=blocked kept the sleep in pprof"
+"$ANALYZE" report --by %pid "$WORK/s" >by.txt
+[ "$(grep -c ' ms ' by.txt)" = 2 ] || fail "report --by %pid: $(cat by.txt)"
+by_sum=$(awk '/ ms / { gsub(",", "", $1); t += $1 } END { printf "%.1f", t }' by.txt)
+awk -v s="$by_sum" -v a="$(ms_of all.txt)" 'BEGIN { exit !(s - a < 0.11 && a - s < 0.11) }' || fail "--by %pid rows sum to $by_sum, not $(ms_of all.txt)"
+grep -q "(not set)" by.txt || fail "--by %pid: the root process's samples (no %pid) are not '(not set)'"
+rc=0; "$ANALYZE" report --tagfocus '%GVL=(' "$WORK/s" >/dev/null 2>err.txt || rc=$?
+[ "$rc" = 2 ] && grep -q "^rperf-analyze: --tagfocus expects KEY=REGEX, got '%GVL=('" err.txt || fail "bad regex: exit $rc, $(cat err.txt)"
+
 # stat
 "$ANALYZE" stat "$WORK/s" >stat.txt
 grep -q "^ Performance stats for '.*prog.rb':$" stat.txt || fail "stat header"
