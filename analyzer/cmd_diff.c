@@ -60,6 +60,7 @@ static int add_path(char ***paths, int *count, char *path)
     return 0;
 }
 
+/* Returns 0, or RP_EXIT_USAGE after a usage error. */
 static int parse(int argc, char **argv, struct diff_args *a)
 {
     static const struct option options[] = {
@@ -78,7 +79,7 @@ static int parse(int argc, char **argv, struct diff_args *a)
     while ((c = getopt_long(argc, argv, "+o:", options, NULL)) != -1) {
         int shared = rp_options_parse(&a->o, c, optarg);
         if (shared < 0)
-            return -1;
+            return RP_EXIT_USAGE;
         if (shared > 0)
             continue;
         if (c == OPT_NORMALIZE)
@@ -89,23 +90,23 @@ static int parse(int argc, char **argv, struct diff_args *a)
             a->output = optarg;
         else if (c == OPT_BASE || c == OPT_TARGET) {
             if (c == OPT_BASE ? add_path(&a->base, &a->base_count, optarg) : add_path(&a->target, &a->target_count, optarg))
-                return rp_usage_error("diff: out of memory"), -1;
+                return rp_usage_error("diff: out of memory");
         } else if (c == '?' && optopt)
-            return rp_usage_error("diff: option '%s' needs a value", argv[optind - 1]), -1;
+            return rp_usage_error("diff: option '%s' needs a value", argv[optind - 1]);
         else
-            return rp_usage_error("diff: unknown option '%s'", argv[optind - 1]), -1;
+            return rp_usage_error("diff: unknown option '%s'", argv[optind - 1]);
     }
     int rest = argc - optind;
     if (a->base_count == 0 && a->target_count == 0) {
         if (rest != 2)
             return rp_usage_error("diff: expected BASE and TARGET (session directories or profile files), got %d "
-                                  "path%s", rest, rest == 1 ? "" : "s"), -1;
+                                  "path%s", rest, rest == 1 ? "" : "s");
         if (add_path(&a->base, &a->base_count, argv[optind]) || add_path(&a->target, &a->target_count, argv[optind + 1]))
-            return rp_usage_error("diff: out of memory"), -1;
+            return rp_usage_error("diff: out of memory");
         return 0;
     }
     if (rest != 0 || a->base_count == 0 || a->target_count == 0)
-        return rp_usage_error("diff: with --base and --target, give each at least once and no other path"), -1;
+        return rp_usage_error("diff: with --base and --target, give each at least once and no other path");
     return 0;
 }
 

@@ -75,19 +75,43 @@ static bool sample_kept(const rp_profile *p, const rp_options *o, uint32_t set, 
     return true;
 }
 
+static bool filters_thread(const rp_options *o)
+{
+    for (int i = 0; i < o->tag_count; i++)
+        if (o->tags[i].key && strcmp(o->tags[i].key, "thread_seq") == 0)
+            return true;
+    return false;
+}
+
+/* Whether each label set is kept, decided once per set rather than once
+ * per sample (regexec is the cost), when no filter looks at the thread;
+ * NULL otherwise, or when out of memory (then decided per sample). */
+static bool *kept_sets(const rp_profile *p, const rp_options *o)
+{
+    if (filters_thread(o))
+        return NULL;
+    bool *kept = malloc((p->label_set_count ? p->label_set_count : 1) * sizeof(*kept));
+    for (size_t i = 0; kept && i < p->label_set_count; i++)
+        kept[i] = sample_kept(p, o, (uint32_t)i, 0);
+    return kept;
+}
+
 static int select_by_labels(rp_profile *p, const rp_options *o)
 {
+    bool *by_set = kept_sets(p, o);
     rp_sample_table kept;
     rp_sample_table_init(&kept, p->samples.aggregate);
     for (size_t i = 0; i < p->samples.count; i++) {
         const rp_sample *s = &p->samples.samples[i];
-        if (sample_kept(p, o, s->label_set, s->thread_seq) &&
-            rp_sample_table_add(&kept, s->stack, s->thread_seq, s->label_set, s->weight) != RP_SAMPLE_OK) {
+        bool keep = by_set ? by_set[s->label_set] : sample_kept(p, o, s->label_set, s->thread_seq);
+        if (keep && rp_sample_table_add(&kept, s->stack, s->thread_seq, s->label_set, s->weight) != RP_SAMPLE_OK) {
+            free(by_set);
             rp_sample_table_free(&kept);
             rp_error("out of memory");
             return -1;
         }
     }
+    free(by_set);
     rp_sample_table_free(&p->samples);
     p->samples = kept;
     return 0;

@@ -158,14 +158,9 @@ static int write_folded_note(rp_out *out, const page_writer *w)
 
 static int write_title(rp_out *out, const page_writer *w)
 {
-    const rp_profile *p = w->page.p;
     if (w->base_ns)
         rp_out_puts(out, "diff, ");
-    for (size_t i = 0; i < p->meta.command_len; i++) {
-        if (i)
-            rp_out_write(out, " ", 1);
-        rp_html_text(out, rp_profile_str(p, p->meta.command[i]));
-    }
+    rp_html_command(out, w->page.p);
     return 0;
 }
 

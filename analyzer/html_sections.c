@@ -82,7 +82,7 @@ static void fact(rp_out *out, const char *name, const char *value)
     rp_out_puts(out, "</dd></div>\n");
 }
 
-static void write_command(rp_out *out, const rp_profile *p)
+void rp_html_command(rp_out *out, const rp_profile *p)
 {
     if (p->meta.command_len == 0)
         rp_out_puts(out, "(unknown command)");
@@ -146,7 +146,7 @@ int rp_html_summary(rp_out *out, const rp_html_page *pg)
     if (threads < 0)
         return -1;
     rp_out_puts(out, "<h1>rperf <code class=\"command\">");
-    write_command(out, pg->p);
+    rp_html_command(out, pg->p);
     rp_out_puts(out, "</code></h1>\n");
     write_facts(out, pg->p, threads, pg->fc.total);
     write_breakdown(out, pg->p);

@@ -20,6 +20,10 @@
 /* Writes `s` as HTML text (also safe inside a quoted attribute). */
 void rp_html_text(rp_out *out, const char *s);
 
+/* The profiled command line as HTML text ("(unknown command)" when the
+ * profile does not say). */
+void rp_html_command(rp_out *out, const rp_profile *p);
+
 /* What the sections are written from. */
 typedef struct rp_html_page {
     const rp_profile *p;

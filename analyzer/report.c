@@ -60,66 +60,87 @@ int rp_report_write(const rp_profile *p, rp_out *out, int top_n, bool header)
 
 /* --- report --by KEY ---------------------------------------------------------- */
 
+/* One row: a value of the key (a string id, RP_IDX_NONE for "not set"; for
+ * thread_seq the number itself) and its weight. Values are ids, not text,
+ * so two values are one row only when they are the same string. */
 typedef struct by_value {
-    char text[64];
+    uint32_t value;
     int64_t weight;
 } by_value;
 
-static int heaviest_first(const void *a, const void *b)
+typedef struct by_key {
+    const rp_profile *p;
+    bool thread_seq;
+} by_key;
+
+static void value_text(const by_key *k, uint32_t value, char *buf, size_t size)
+{
+    if (k->thread_seq)
+        snprintf(buf, size, "%" PRIu32, value);
+    else
+        snprintf(buf, size, "%s", value == RP_IDX_NONE ? "(not set)" : rp_profile_str(k->p, value));
+}
+
+static int by_value_id(const void *a, const void *b)
+{
+    uint32_t x = ((const by_value *)a)->value, y = ((const by_value *)b)->value;
+    return x < y ? -1 : x > y;
+}
+
+static int heaviest_first(const void *a, const void *b, void *key)
 {
     const by_value *x = a, *y = b;
     if (x->weight != y->weight)
         return x->weight > y->weight ? -1 : 1;
-    return strcmp(x->text, y->text);
+    char tx[RP_FRAME_NAME_MAX], ty[RP_FRAME_NAME_MAX];
+    value_text(key, x->value, tx, sizeof(tx));
+    value_text(key, y->value, ty, sizeof(ty));
+    return strcmp(tx, ty);
 }
 
-/* The value of `key` for a sample, into `text` ("" when not set). */
-static void value_for(const rp_profile *p, const rp_sample *s, const char *key, char text[64])
+/* Sorts the rows by value and adds up each value's weights; returns the
+ * number of rows left. */
+static size_t fold_values(by_value *rows, size_t count)
 {
-    text[0] = '\0';
-    if (strcmp(key, "thread_seq") == 0) {
-        snprintf(text, 64, "%" PRIu32, s->thread_seq);
-        return;
+    if (count == 0)
+        return 0;
+    qsort(rows, count, sizeof(*rows), by_value_id);
+    size_t n = 0;
+    for (size_t i = 1; i < count; i++) {
+        if (rows[i].value == rows[n].value)
+            rp_add_saturating(&rows[n].weight, rows[i].weight);
+        else
+            rows[++n] = rows[i];
     }
-    const rp_label_set *ls = &p->label_sets[s->label_set];
-    for (uint32_t i = 0; i < ls->count; i++)
-        if (strcmp(rp_profile_str(p, p->labels[ls->first + i].key), key) == 0)
-            snprintf(text, 64, "%s", rp_profile_str(p, p->labels[ls->first + i].value));
+    return n + 1;
 }
 
 int rp_report_by_write(const rp_profile *p, rp_out *out, const char *key)
 {
-    by_value *values = NULL;
-    size_t count = 0;
+    by_key k = {p, strcmp(key, "thread_seq") == 0};
+    uint32_t key_id = rp_strtab_find(&p->strings, key, strlen(key));
+    by_value *rows = malloc((p->samples.count ? p->samples.count : 1) * sizeof(*rows));
+    if (!rows)
+        return -1;
     int64_t total = 0;
     for (size_t i = 0; i < p->samples.count; i++) {
         const rp_sample *s = &p->samples.samples[i];
-        char text[64];
-        value_for(p, s, key, text);
-        size_t v = 0;
-        while (v < count && strcmp(values[v].text, text) != 0)
-            v++;
-        if (v == count) {
-            by_value *grown = realloc(values, (count + 1) * sizeof(*values));
-            if (!grown) {
-                free(values);
-                return -1;
-            }
-            values = grown;
-            values[count] = (by_value){.weight = 0};
-            memcpy(values[count++].text, text, sizeof(text));
-        }
-        rp_add_saturating(&values[v].weight, s->weight);
+        uint32_t value = k.thread_seq           ? s->thread_seq
+                         : key_id == RP_IDX_NONE ? RP_IDX_NONE
+                                                 : rp_profile_label_value(p, s->label_set, key_id);
+        rows[i] = (by_value){value, s->weight};
         rp_add_saturating(&total, s->weight);
     }
+    size_t count = fold_values(rows, p->samples.count);
     if (count)
-        qsort(values, count, sizeof(*values), heaviest_first);
+        qsort_r(rows, count, sizeof(*rows), heaviest_first, &k);
     rp_out_printf(out, "Total: %.1fms (%s)\n\n By %s:\n", (double)total / 1e6, rp_mode_name(p->meta.mode), key);
-    char ms[RP_NUMFMT_MAX];
-    for (size_t v = 0; v < count; v++)
-        rp_out_printf(out, "  %14s ms %5.1f%%  %s\n", rp_fmt_ms(values[v].weight, ms),
-                      total > 0 ? (double)values[v].weight * 100.0 / (double)total : 0.0,
-                      values[v].text[0] ? values[v].text : "(not set)");
-    free(values);
+    char ms[RP_NUMFMT_MAX], text[RP_FRAME_NAME_MAX];
+    for (size_t v = 0; v < count; v++) {
+        value_text(&k, rows[v].value, text, sizeof(text));
+        rp_out_printf(out, "  %14s ms %5.1f%%  %s\n", rp_fmt_ms(rows[v].weight, ms),
+                      total > 0 ? (double)rows[v].weight * 100.0 / (double)total : 0.0, text);
+    }
+    free(rows);
     return 0;
 }

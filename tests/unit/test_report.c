@@ -106,6 +106,39 @@ static void test_empty_profile(void **state)
     rp_profile_free(&p);
 }
 
+/* report --by: one row per value, heaviest first, however long the values
+ * (two that differ only after 70 characters stay apart), "(not set)" for
+ * samples without the key; thread_seq is a key too. */
+static void test_report_by(void **state)
+{
+    (void)state;
+    rp_profile p;
+    assert_int_equal(rp_profile_init(&p, true), 0);
+    char a[101], b[101];
+    memset(a, 'x', 100);
+    a[100] = '\0';
+    memcpy(b, a, sizeof(a));
+    b[90] = 'y';
+    uint32_t sa = label_set1(&p, "endpoint", a), sb = label_set1(&p, "endpoint", b);
+    add_sample(&p, 3000000, 1, sa, "a.rb|m", NULL);
+    add_sample(&p, 2000000, 2, sb, "a.rb|m", NULL);
+    add_sample(&p, 1000000, 2, 0, "a.rb|n", NULL);
+    char *text = NULL;
+    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_report_by_write(&p, out, "endpoint"), 0));
+    char want[512];
+    snprintf(want, sizeof(want),
+             "Total: 6.0ms (cpu)\n\n By endpoint:\n"
+             "             3.0 ms  50.0%%  %s\n             2.0 ms  33.3%%  %s\n"
+             "             1.0 ms  16.7%%  (not set)\n", a, b);
+    assert_string_equal(text, want);
+    free(text);
+    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_report_by_write(&p, out, "thread_seq"), 0));
+    assert_string_equal(text, "Total: 6.0ms (cpu)\n\n By thread_seq:\n"
+                              "             3.0 ms  50.0%  1\n             3.0 ms  50.0%  2\n");
+    free(text);
+    rp_profile_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -113,6 +146,7 @@ int main(void)
         cmocka_unit_test(test_report_layout),
         cmocka_unit_test(test_report_rows_with_lines),
         cmocka_unit_test(test_empty_profile),
+        cmocka_unit_test(test_report_by),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
