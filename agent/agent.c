@@ -30,11 +30,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/clock.h"
+#include "agent.h"
 #include "aggregator.h"
 #include "config.h"
+#include "defer.h"
 #include "gvl_gc.h"
 #include "gvl_holder.h"
+#include "labels.h"
+#include "ruby_lib.h"
 #include "child_env.h"
 #include "log.h"
 #include "procstats.h"
@@ -45,6 +48,7 @@
 #include "threads.h"
 #include "verbose.h"
 #include "worker.h"
+#include "window.h"
 #include "writer.h"
 
 /* Not in Ruby's public headers, but exported by libruby. */
@@ -61,19 +65,25 @@ static atomic_int state = AGENT_OFF;
 static pid_t owner_pid;
 static rp_config cfg;
 static rp_session session;
-static int64_t start_realtime_ns, start_monotonic_ns;
+static rp_window whole; /* the profile being taken, from its beginning */
+static uint32_t profile_serial;
 static rb_postponed_job_handle_t restart_job = POSTPONED_JOB_HANDLE_INVALID;
 
 /* --- starting ------------------------------------------------------------ */
 
 /* GVL held: opens a new profile for this process (at boot, or in a fork
- * child). */
+ * child). A deferred process (RPERF_DEFER) begins paused. */
 static void begin_profile(void)
 {
-    start_realtime_ns = rp_clock_ns(CLOCK_REALTIME);
-    start_monotonic_ns = rp_clock_ns(CLOCK_MONOTONIC);
+    rp_window_begin_empty(&whole);
+    whole.profile = ++profile_serial;
     owner_pid = getpid();
+    bool paused = rp_defer_pauses();
     rp_sampler_start();
+    if (paused)
+        rp_sampler_stop();
+    rp_defer_note_begin(paused);
+    rp_worker_set_ticking(!paused);
     if (rp_worker_start(&cfg) != 0) {
         rp_sampler_stop();
         atomic_store(&state, AGENT_OFF);
@@ -122,10 +132,13 @@ static void start_agent(void)
         rp_log("this Ruby's thread structures are not the ones rperf knows (Ruby 3.4's); "
                "a thread that starts running while another thread is starting may go "
                "unsampled until its first GVL switch");
-    if (rp_sample_buf_init(cfg.lines) != 0 || rp_aggregator_init(cfg.aggregate) != 0) {
+    if (rp_sample_buf_init(cfg.lines) != 0 || rp_aggregator_init(cfg.aggregate) != 0 ||
+        rp_labels_init() != 0) {
         rp_log("cannot profile: out of memory");
         return;
     }
+    rp_defer_init(cfg.defer);
+    rp_ruby_lib_install(cfg.verbose);
     restart_job = rb_postponed_job_preregister(0, restart_in_fork_child, NULL);
     rb_set_end_proc(on_ruby_exit, Qnil);
     pthread_atfork(rp_aggregator_before_fork, rp_aggregator_after_fork_parent, on_fork_child);
@@ -164,6 +177,20 @@ static void announce_session(bool wrote)
            count == 1 ? "" : "s", session.display, session.display);
 }
 
+/* What the writer needs to write `window` of the profile being taken. */
+static rp_write_request write_request(const rp_window *window)
+{
+    return (rp_write_request){
+        .cfg = &cfg,
+        .session = &session,
+        .window = window,
+        .stats = rp_sampler_stats_get(),
+        .detected_threads = rp_threads_detected(),
+        /* Every process but the session's root carries %pid. */
+        .label_pid = !session.is_root,
+    };
+}
+
 /* GVL held, on the thread that ends the process: stops sampling and writes
  * this process's profile, once. */
 static void end_profile(void)
@@ -180,16 +207,7 @@ static void end_profile(void)
     }
     rp_aggregator_fold(rp_sample_buf_active());
 
-    rp_write_request req = {
-        .cfg = &cfg,
-        .session = &session,
-        .stats = rp_sampler_stats_get(),
-        .detected_threads = rp_threads_detected(),
-        .start_realtime_ns = start_realtime_ns,
-        .start_monotonic_ns = start_monotonic_ns,
-        /* Every process but the session's root carries %pid. */
-        .label_pid = !session.is_root,
-    };
+    rp_write_request req = write_request(&whole);
     char path[RP_PATH_MAX + 64];
     rp_profile profile;
     bool wrote = rp_writer_build(&req, &profile) == 0;
@@ -335,14 +353,71 @@ static void on_fork_child(void)
         rb_postponed_job_trigger(restart_job);
 }
 
-/* Postponed job — the fork child's main thread, GVL held. */
+/* Postponed job — the fork child's main thread, GVL held. The thread that
+ * forked is the only one here; its record, still of the parent's
+ * generation, says which profile blocks are open. */
 static void restart_in_fork_child(void *unused)
 {
     (void)unused;
     if (atomic_load(&state) != AGENT_RESTART_PENDING)
         return;
     session.is_root = false;
+    rp_defer_after_fork(rp_threads_find(rb_thread_current()));
     begin_fresh_profile();
+}
+
+/* --- the Rperf API's view (api.h) ------------------------------------------ */
+
+bool rp_agent_profiling(void)
+{
+    return atomic_load(&state) == AGENT_ACTIVE && getpid() == owner_pid;
+}
+
+const rp_config *rp_agent_config(void)
+{
+    return &cfg;
+}
+
+int rp_agent_open_window(rp_window *w)
+{
+    rp_aggregator_hold();
+    int rc = rp_window_begin_at(w, rp_aggregator_tables());
+    rp_aggregator_release();
+    if (rc == 0)
+        w->profile = profile_serial;
+    return rc;
+}
+
+struct build_args {
+    rp_write_request req;
+    rp_profile *profile;
+    int rc;
+};
+
+static VALUE build_held(VALUE arg)
+{
+    struct build_args *a = (struct build_args *)arg;
+    a->rc = rp_writer_build(&a->req, a->profile);
+    return Qnil;
+}
+
+int rp_agent_build_window(const rp_window *w, rp_profile *p)
+{
+    /* A window of an earlier profile (before a fork) means this one whole. */
+    struct build_args args = {
+        .req = write_request(w && w->profile == profile_serial ? w : &whole),
+        .profile = p,
+        .rc = -1,
+    };
+    int raised = 0;
+    rp_aggregator_hold();
+    /* Resolving frames allocates Ruby strings; should that raise, the
+     * worker must still be let go before the exception goes on. */
+    rb_protect(build_held, (VALUE)&args, &raised);
+    rp_aggregator_release();
+    if (raised)
+        rb_jump_tag(raised);
+    return args.rc;
 }
 
 /* --- load ------------------------------------------------------------------ */

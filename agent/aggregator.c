@@ -18,6 +18,8 @@
 #include "../common/vec.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t released = PTHREAD_COND_INITIALIZER;
+static bool held; /* under `lock`: a GVL thread reads the tables */
 static rp_aggregate tables;
 static size_t frames_cap, lines_cap;
 static rp_idxset frame_index;
@@ -108,19 +110,47 @@ static bool fold_sample(const rp_sample_buf *buf, const rp_buffered_sample *s)
     }
     uint32_t stack = rp_stack_table_intern(&tables.stacks, ids, s->depth);
     return stack != RP_IDX_NONE &&
-           rp_sample_table_add(&tables.samples, stack, s->thread_seq, s->vm_state, s->weight) ==
-               RP_SAMPLE_OK;
+           rp_sample_table_add(&tables.samples, stack, s->thread_seq,
+                               rp_sample_key(s->label_set, s->vm_state),
+                               s->weight) == RP_SAMPLE_OK;
 }
 
-void rp_aggregator_fold(rp_sample_buf *buf)
+/* `lock` held. */
+static void fold_locked(rp_sample_buf *buf)
 {
-    pthread_mutex_lock(&lock);
     for (uint32_t i = 0; i < buf->count; i++)
         if (!fold_sample(buf, &buf->samples[i]))
             tables.dropped++;
     /* Emptied under the lock: the GC mark function reads frame_count. */
     buf->count = 0;
     buf->frame_count = 0;
+}
+
+void rp_aggregator_fold(rp_sample_buf *buf)
+{
+    pthread_mutex_lock(&lock);
+    while (held)
+        pthread_cond_wait(&released, &lock);
+    fold_locked(buf);
+    pthread_mutex_unlock(&lock);
+}
+
+void rp_aggregator_hold(void)
+{
+    pthread_mutex_lock(&lock);
+    rp_sample_buf *handed_over = rp_sample_buf_take_full();
+    if (handed_over)
+        fold_locked(handed_over);
+    fold_locked(rp_sample_buf_active());
+    held = true;
+    pthread_mutex_unlock(&lock);
+}
+
+void rp_aggregator_release(void)
+{
+    pthread_mutex_lock(&lock);
+    held = false;
+    pthread_cond_broadcast(&released);
     pthread_mutex_unlock(&lock);
 }
 
@@ -158,4 +188,6 @@ void rp_aggregator_after_fork_parent(void)
 void rp_aggregator_after_fork(void)
 {
     pthread_mutex_init(&lock, NULL);
+    pthread_cond_init(&released, NULL);
+    held = false;
 }

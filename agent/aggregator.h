@@ -23,9 +23,22 @@ typedef struct rp_aggregate {
     uint32_t *lines;   /* frame id → line (0: lines not recorded) */
     size_t frame_count;
     rp_stack_table stacks;
-    rp_sample_table samples; /* label_set field holds the rp_vm_state */
+    rp_sample_table samples; /* label_set field: rp_sample_key() */
     size_t dropped;          /* samples lost for lack of memory while folding */
 } rp_aggregate;
+
+/* What a table entry's label_set field holds: the thread's label set
+ * (labels.h) and the VM state, in one key. */
+static inline uint32_t rp_sample_key(uint32_t label_set, rp_vm_state state)
+{
+    return label_set * RP_VM_STATE_COUNT + (uint32_t)state;
+}
+
+static inline void rp_sample_key_split(uint32_t key, uint32_t *label_set, rp_vm_state *state)
+{
+    *label_set = key / RP_VM_STATE_COUNT;
+    *state = (rp_vm_state)(key % RP_VM_STATE_COUNT);
+}
 
 /* Main thread at start (GVL held): prepares empty tables and registers the
  * GC mark object. Returns 0 or -1. */
@@ -35,8 +48,19 @@ int rp_aggregator_init(bool aggregate);
  * `buf` into the tables and empties it. */
 void rp_aggregator_fold(rp_sample_buf *buf);
 
-/* After the worker has stopped: the tables, for the writer to read. */
+/* After the worker has stopped, or between hold and release: the tables,
+ * for the writer to read. */
 const rp_aggregate *rp_aggregator_tables(void);
+
+/* GVL held, while the worker runs (Rperf.snapshot, start, stop): folds
+ * everything buffered so far and keeps the worker from folding until
+ * rp_aggregator_release, so the tables can be read — and Ruby called, to
+ * resolve frames: Ruby's GC marks the tables meanwhile, which does not
+ * wait for the hold. The worker, the only one to wait, never needs the
+ * GVL, so this cannot deadlock; nothing between the two calls may raise
+ * or release the GVL. */
+void rp_aggregator_hold(void);
+void rp_aggregator_release(void);
 
 /* Drops all data (after writing, and in a fork child). */
 void rp_aggregator_clear(void);

@@ -88,7 +88,8 @@ int rp_config_load(rp_config *cfg)
         load_flag("RPERF_INHERIT", true, &cfg->inherit) != 0 ||
         load_flag("RPERF_QUIET", false, &cfg->quiet) != 0 ||
         load_flag("RPERF_VERBOSE", false, &cfg->verbose) != 0 ||
-        load_flag("RPERF_LINES", RP_LINES_DEFAULT, &cfg->lines) != 0)
+        load_flag("RPERF_LINES", RP_LINES_DEFAULT, &cfg->lines) != 0 ||
+        load_flag("RPERF_DEFER", false, &cfg->defer) != 0)
         return -1;
     return 0;
 }

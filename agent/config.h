@@ -27,6 +27,7 @@ typedef struct rp_config {
     bool quiet;
     bool verbose;
     bool lines;       /* record the line each frame is at */
+    bool defer;       /* sample only inside Rperf.profile blocks */
 } rp_config;
 
 /* Fills `cfg` from the environment. On an invalid value, prints one line

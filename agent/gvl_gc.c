@@ -74,7 +74,7 @@ static void resumed_wall(rp_thread *t, int64_t now)
             {RP_VM_GVL_BLOCKED, t->pending_blocked_ns},
             {RP_VM_GVL_WAIT, t->pending_wait_ns},
         };
-        rp_sampler_record(t->thread_seq, charges, 3);
+        rp_sampler_record(t, charges, 3);
         t->prev_ns = now;
         t->pending_blocked_ns = t->pending_wait_ns = 0;
     } else {
@@ -157,7 +157,7 @@ static void record_pending_gc(void)
         {RP_VM_GC_MARK, t->pending_gc_mark_ns},
         {RP_VM_GC_SWEEP, t->pending_gc_sweep_ns},
     };
-    rp_sampler_record(t->thread_seq, charges, 2);
+    rp_sampler_record(t, charges, 2);
     t->pending_gc_mark_ns = t->pending_gc_sweep_ns = 0;
 }
 

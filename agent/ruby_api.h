@@ -56,4 +56,43 @@
 #pragma weak ruby_version
 #pragma weak ruby_api_version
 
+/* The Rperf API (api.c, profile_hash.c, ruby_lib.c). */
+#pragma weak rb_ary_entry
+#pragma weak rb_ary_new_capa
+#pragma weak rb_ary_new_from_args
+#pragma weak rb_ary_push
+#pragma weak rb_ary_unshift
+#pragma weak rb_block_given_p
+#pragma weak rb_define_module
+#pragma weak rb_define_singleton_method
+#pragma weak rb_eArgError
+#pragma weak rb_eLoadError
+#pragma weak rb_eNoMemError
+#pragma weak rb_eRuntimeError
+#pragma weak rb_ensure
+#pragma weak rb_error_arity
+#pragma weak rb_fix2int
+#pragma weak rb_get_kwargs
+#pragma weak rb_gv_get
+#pragma weak rb_hash_aset
+#pragma weak rb_hash_dup
+#pragma weak rb_hash_foreach
+#pragma weak rb_hash_new
+#pragma weak rb_intern
+#pragma weak rb_jump_tag
+#pragma weak rb_keyword_given_p
+#pragma weak rb_ll2inum
+#pragma weak rb_num2int
+#pragma weak rb_obj_as_string
+#pragma weak rb_obj_freeze
+#pragma weak rb_raise
+#pragma weak rb_str_intern
+#pragma weak rb_str_new_cstr
+#pragma weak rb_string_value_cstr
+#pragma weak rb_sym2str
+#pragma weak rb_syserr_fail
+#pragma weak rb_utf8_str_new
+#pragma weak rb_yield_values2
+#pragma weak rb_inspect
+
 #endif

@@ -111,7 +111,8 @@ static void ask_for_pages_when_near_end(int i, const rp_sample_buf *b)
     }
 }
 
-rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, const rp_charge *charges, int n)
+rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, uint32_t label_set,
+                                        const rp_charge *charges, int n)
 {
     rp_sample_buf *b = buffers[active];
     if (!has_room(b)) {
@@ -137,6 +138,7 @@ rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, const rp_charge *ch
             .depth = (uint16_t)depth,
             .vm_state = (uint8_t)charges[i].state,
             .thread_seq = thread_seq,
+            .label_set = label_set,
             .weight = charges[i].weight,
         };
     }

@@ -27,6 +27,7 @@ typedef struct rp_buffered_sample {
     uint16_t depth;
     uint8_t vm_state;
     uint32_t thread_seq;
+    uint32_t label_set; /* the thread's labels then (labels.h) */
     int64_t weight;
 } rp_buffered_sample;
 
@@ -60,10 +61,14 @@ typedef struct rp_charge {
 #define RP_CHARGES_MAX 4
 
 /* GVL held (postponed job, GVL and GC hooks): captures the current
- * thread's stack once and records each of the `n` charges on it. */
-rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, const rp_charge *charges, int n);
+ * thread's stack once and records each of the `n` charges on it, with the
+ * thread's number and label set. */
+rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, uint32_t label_set,
+                                        const rp_charge *charges, int n);
 
-/* Worker thread: the buffer handed over for folding, or NULL. */
+/* Worker thread: the buffer handed over for folding, or NULL. Also read
+ * by rp_aggregator_hold (GVL held, aggregator lock held), which may fold
+ * it: the worker then folds an empty buffer and gives it back as usual. */
 rp_sample_buf *rp_sample_buf_take_full(void);
 /* Worker thread: gives the buffer it took back, folded (and so emptied). */
 void rp_sample_buf_return(void);

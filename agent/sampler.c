@@ -25,6 +25,10 @@ static clockid_t sample_clock = CLOCK_THREAD_CPUTIME_ID;
 static rp_mode sample_mode;
 static int64_t min_charge_ns;
 static atomic_bool accepting;
+/* Clock epochs (GVL held): a thread's clocks are valid only in the epoch
+ * they were started in. A profile begins one; each resume after a pause
+ * begins another. */
+static uint32_t clock_epoch, profile_epoch;
 static atomic_uint_fast64_t trigger_count;
 /* Written only by the GVL holder. */
 static rp_sampler_stats stats;
@@ -39,9 +43,9 @@ int64_t rp_sampler_clock_ns(void)
     return rp_clock_ns(sample_clock);
 }
 
-void rp_sampler_record(uint32_t thread_seq, const rp_charge *charges, int n)
+void rp_sampler_record(const rp_thread *t, const rp_charge *charges, int n)
 {
-    switch (rp_sample_buf_capture(thread_seq, charges, n)) {
+    switch (rp_sample_buf_capture(t->thread_seq, t->label_set, charges, n)) {
     case RP_CAPTURE_FULL:
         stats.dropped_samples++;
         break;
@@ -58,6 +62,19 @@ bool rp_sampler_is_accepting(void)
     return atomic_load_explicit(&accepting, memory_order_relaxed);
 }
 
+/* GVL held: the thread's clocks start now (or at 0, see below), with
+ * nothing pending from before. */
+static void start_clocks(rp_thread *t, bool from_zero)
+{
+    t->prev_wall_ns = rp_monotonic_ns();
+    t->prev_ns = from_zero ? 0 : sample_clock == CLOCK_MONOTONIC ? t->prev_wall_ns
+                                                                 : rp_sampler_clock_ns();
+    t->suspended_ns = t->ready_ns = 0;
+    t->pending_blocked_ns = t->pending_wait_ns = 0;
+    t->pending_gc_mark_ns = t->pending_gc_sweep_ns = 0;
+    t->clock_epoch = clock_epoch;
+}
+
 rp_thread *rp_sampler_current_thread(void)
 {
     bool is_new;
@@ -66,10 +83,10 @@ rp_thread *rp_sampler_current_thread(void)
         stats.dropped_samples++;
         return NULL;
     }
-    if (is_new) {
-        t->prev_wall_ns = rp_monotonic_ns();
-        t->prev_ns = sample_mode == RP_MODE_CPU ? 0 : t->prev_wall_ns;
-    }
+    if (is_new || t->clock_epoch != clock_epoch)
+        /* A thread born since the profile began, with no pause since, has
+         * used CPU only for this profile. */
+        start_clocks(t, is_new && sample_mode == RP_MODE_CPU && clock_epoch == profile_epoch);
     return t;
 }
 
@@ -79,7 +96,7 @@ void rp_sampler_charge(rp_thread *t, int64_t now, int64_t wall_now)
     t->prev_ns = now;
     t->prev_wall_ns = wall_now;
     if (running.weight > 0)
-        rp_sampler_record(t->thread_seq, &running, 1);
+        rp_sampler_record(t, &running, 1);
 }
 
 int64_t rp_sampler_min_charge_ns(void)
@@ -126,14 +143,20 @@ int rp_sampler_init(rp_mode mode, int frequency)
     return 0;
 }
 
-void rp_sampler_start(void)
+/* GVL held: a new clock epoch; the calling thread's clock starts now. */
+static void begin_clock_epoch(void)
 {
+    clock_epoch++;
     bool is_new;
     rp_thread *t = rp_threads_current(&is_new);
-    if (t) {
-        t->prev_ns = rp_sampler_clock_ns();
-        t->prev_wall_ns = rp_monotonic_ns();
-    }
+    if (t)
+        start_clocks(t, false);
+}
+
+void rp_sampler_start(void)
+{
+    begin_clock_epoch();
+    profile_epoch = clock_epoch;
     atomic_store(&accepting, true);
 }
 
@@ -142,11 +165,20 @@ void rp_sampler_stop(void)
     atomic_store(&accepting, false);
 }
 
+void rp_sampler_resume(void)
+{
+    begin_clock_epoch();
+    atomic_store(&accepting, true);
+}
+
 /* Signal handler or worker thread: async-signal-safe. Ruby interrupts
  * the thread it believes is running, which can be a thread still waiting
  * for the GVL (see gvl_holder.h); the holder is interrupted too. */
 void rp_sampler_trigger(void)
 {
+    /* A tick already on its way when sampling paused is not one. */
+    if (!rp_sampler_is_accepting())
+        return;
     atomic_fetch_add_explicit(&trigger_count, 1, memory_order_relaxed);
     rb_postponed_job_trigger(job_handle);
     rp_gvl_holder_interrupt();

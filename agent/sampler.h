@@ -27,10 +27,18 @@ typedef struct rp_sampler_stats {
 int rp_sampler_init(rp_mode mode, int frequency);
 
 /* GVL held: starts accepting samples; the calling thread's clock starts
- * now, so time before this point is not attributed. */
+ * now, so time before this point is not attributed. Other threads' clocks
+ * start at their first sample (cpu mode: from 0, a new thread's CPU time
+ * being all its own). */
 void rp_sampler_start(void);
 /* GVL held: further triggers take no sample. */
 void rp_sampler_stop(void);
+
+/* GVL held: accepting samples again after rp_sampler_stop paused them
+ * (RPERF_DEFER: outside Rperf.profile blocks). A new clock epoch begins:
+ * the calling thread's clock starts now and every other thread's at its
+ * next sample, so no paused time is ever charged. */
+void rp_sampler_resume(void);
 
 /* Any context, async-signal-safe: counts a tick and asks Ruby to run the
  * sampling job at the next safepoint. */
@@ -45,9 +53,9 @@ bool rp_sampler_is_accepting(void);
 struct rp_thread;
 
 /* GVL held: the current thread's record; a record seen for the first time
- * has its clock started (at 0 in cpu mode: a new thread's CPU time is all
- * its own; now in wall mode: its start is unknown). NULL when out of
- * memory (counted as a dropped sample). */
+ * in this clock epoch has its clock started (at 0 in cpu mode for a thread
+ * new since the profile began: its CPU time is all its own; else now).
+ * NULL when out of memory (counted as a dropped sample). */
 struct rp_thread *rp_sampler_current_thread(void);
 
 /* CLOCK_MONOTONIC in ns (vDSO: no system call). */
@@ -60,9 +68,10 @@ int64_t rp_monotonic_ns(void);
 void rp_sampler_charge(struct rp_thread *t, int64_t now, int64_t wall_now);
 
 /* GVL held: records charges with explicit VM states on the current stack,
- * captured once (used by the GVL and GC trackers). */
+ * captured once, with the thread's number and labels (used by the GVL and
+ * GC trackers). */
 struct rp_charge;
-void rp_sampler_record(uint32_t thread_seq, const struct rp_charge *charges, int n);
+void rp_sampler_record(const struct rp_thread *t, const struct rp_charge *charges, int n);
 
 /* Charges shorter than this are left to the next sample instead of costing
  * a stack capture of their own: half a sampling period. */

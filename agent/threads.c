@@ -88,6 +88,8 @@ rp_thread *rp_threads_current(bool *is_new)
             records_allocated++;
         }
         rb_internal_thread_specific_set(thread, thread_key, t);
+        t->label_set = 0;
+        t->profile_depth = 0;
     }
     t->prev_ns = 0;
     t->prev_wall_ns = 0;
@@ -97,6 +99,7 @@ rp_thread *rp_threads_current(bool *is_new)
     t->pending_gc_mark_ns = t->pending_gc_sweep_ns = 0;
     t->thread_seq = next_thread_seq++;
     t->generation = generation;
+    t->clock_epoch = 0;
     t->thread = thread;
     t->next_free = NULL;
     *is_new = true;

@@ -25,6 +25,10 @@ typedef struct rp_thread {
     int64_t pending_gc_mark_ns, pending_gc_sweep_ns;
     uint32_t thread_seq;  /* 1-based, in the order first seen */
     uint32_t generation;  /* profile generation the record belongs to */
+    uint32_t clock_epoch; /* sampler epoch its clocks were started in (sampler.h) */
+    /* Set by the Rperf API (api.c); kept across a fork, like the thread. */
+    uint32_t label_set;     /* the thread's labels: id in labels.h's store, 0 = none */
+    uint32_t profile_depth; /* Rperf.profile blocks the thread is inside */
     VALUE thread;         /* the Ruby Thread (not marked: only compared) */
     struct rp_thread *next_free;
 } rp_thread;
@@ -35,7 +39,8 @@ int rp_threads_init(void);
 
 /* Postponed job or main thread (GVL held): the record of the current
  * thread, created on first sight with *is_new set; NULL when out of memory.
- * A new record's prev_ns is 0 — the caller sets it. */
+ * A new record's prev_ns is 0 — the caller sets it. A record of an earlier
+ * generation (the thread that forked) is renewed but keeps its labels. */
 rp_thread *rp_threads_current(bool *is_new);
 
 /* Any context (thread event hooks without the GVL included): the record of

@@ -4,13 +4,19 @@
 #include "timer.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 
 #include "sampler.h"
 
+/* The timer is created and deleted by the worker and paused and resumed
+ * from a Ruby thread: `lock` orders the two. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static timer_t tick_timer;
-static bool timer_running;
+static bool timer_exists;
+static bool ticks_wanted = true;
+static struct timespec tick_interval;
 static int claimed_signal;
 static struct sigaction previous_action;
 
@@ -54,6 +60,14 @@ static struct timespec interval_of(int frequency)
     return (struct timespec){.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
 }
 
+/* `lock` held: arms the timer at the tick interval, or disarms it. */
+static int apply_ticks_wanted(void)
+{
+    struct timespec every = ticks_wanted ? tick_interval : (struct timespec){0, 0};
+    struct itimerspec its = {.it_interval = every, .it_value = every};
+    return timer_settime(tick_timer, 0, &its, NULL);
+}
+
 int rp_timer_start_signal(int signo, pid_t tid, int frequency)
 {
     struct sigevent sev;
@@ -61,25 +75,43 @@ int rp_timer_start_signal(int signo, pid_t tid, int frequency)
     sev.sigev_notify = SIGEV_THREAD_ID;
     sev.sigev_signo = signo;
     sev._sigev_un._tid = tid;
-    if (timer_create(CLOCK_MONOTONIC, &sev, &tick_timer) != 0)
-        return -1;
-    struct itimerspec its = {.it_interval = interval_of(frequency), .it_value = interval_of(frequency)};
-    if (timer_settime(tick_timer, 0, &its, NULL) != 0) {
+    pthread_mutex_lock(&lock);
+    tick_interval = interval_of(frequency);
+    int rc = timer_create(CLOCK_MONOTONIC, &sev, &tick_timer);
+    if (rc == 0 && apply_ticks_wanted() != 0) {
         int err = errno;
         timer_delete(tick_timer);
         errno = err;
-        return -1;
+        rc = -1;
     }
-    timer_running = true;
-    return 0;
+    timer_exists = rc == 0;
+    pthread_mutex_unlock(&lock);
+    return rc;
 }
 
 void rp_timer_stop_signal(void)
 {
-    if (timer_running) {
+    pthread_mutex_lock(&lock);
+    if (timer_exists) {
         timer_delete(tick_timer);
-        timer_running = false;
+        timer_exists = false;
     }
+    pthread_mutex_unlock(&lock);
+}
+
+void rp_timer_set_running(bool running)
+{
+    pthread_mutex_lock(&lock);
+    ticks_wanted = running;
+    if (timer_exists)
+        apply_ticks_wanted();
+    pthread_mutex_unlock(&lock);
+}
+
+void rp_timer_forget(void)
+{
+    pthread_mutex_init(&lock, NULL);
+    timer_exists = false;
 }
 
 void rp_timer_release_signal(void)

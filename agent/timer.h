@@ -21,12 +21,21 @@
  * (then nothing was changed). */
 int rp_timer_claim_signal(int signo);
 
-/* Worker thread, for itself (tid): starts a periodic timer sending `signo`
- * to it. Returns 0 or -1 (errno set). */
+/* Worker thread, for itself (tid): creates a periodic timer sending
+ * `signo` to it, running unless rp_timer_set_running(false) said
+ * otherwise. Returns 0 or -1 (errno set). */
 int rp_timer_start_signal(int signo, pid_t tid, int frequency);
 
 /* Worker thread, before it ends: deletes its timer. */
 void rp_timer_stop_signal(void);
+
+/* Any thread but a signal handler (the Rperf API, GVL held): stops or
+ * restarts the signal timer's ticks; remembered for a timer not created
+ * yet. */
+void rp_timer_set_running(bool running);
+
+/* Fork child: the parent's timer does not exist here. */
+void rp_timer_forget(void);
 
 /* Main thread, after the worker thread has exited: puts back the
  * program's previous disposition of the signal. */

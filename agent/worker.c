@@ -29,6 +29,7 @@ static bool worker_running;
 static sem_t wake;          /* posted at hand-overs and at stop */
 static sem_t armed;         /* posted by the worker once its timer runs */
 static atomic_bool stopping;
+static atomic_bool ticking = true; /* false while RPERF_DEFER pauses sampling */
 static int timer_signal;    /* 0: the worker is the sleeping ticker */
 static int tick_frequency;
 static struct rusage worker_usage; /* written by the worker as it ends */
@@ -48,11 +49,18 @@ static void fold_handed_over(void)
     }
 }
 
-/* Waits for a hand-over or stop; in sleeping mode also ticks. */
+/* Waits for a hand-over or stop; in sleeping mode also ticks, unless
+ * ticking is off, and then starts afresh when it is turned back on. */
 static void wait_for_work(rp_ticker *ticker)
 {
     if (timer_signal) {
         sem_wait(&wake); /* EINTR at each timer signal is fine */
+        return;
+    }
+    if (!atomic_load(&ticking)) {
+        sem_wait(&wake);
+        if (atomic_load(&ticking))
+            rp_ticker_start(ticker, tick_frequency);
         return;
     }
     if (sem_clockwait(&wake, CLOCK_MONOTONIC, &ticker->deadline) != 0 && errno == ETIMEDOUT) {
@@ -161,6 +169,15 @@ bool rp_worker_stop(void)
 void rp_worker_forget(void)
 {
     worker_running = false;
+    rp_timer_forget();
+}
+
+void rp_worker_set_ticking(bool on)
+{
+    atomic_store(&ticking, on);
+    rp_timer_set_running(on);
+    if (on && worker_running && !timer_signal)
+        sem_post(&wake);
 }
 
 void rp_worker_context_switches(long *voluntary, long *involuntary)

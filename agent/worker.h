@@ -27,6 +27,11 @@ bool rp_worker_stop(void);
 /* Fork child: the worker thread does not exist here; forget it. */
 void rp_worker_forget(void);
 
+/* GVL held: ticks at the configured frequency, or none at all (RPERF_DEFER
+ * outside Rperf.profile blocks: a paused process gets no tick). Applies to
+ * a running worker and to the next one started. */
+void rp_worker_set_ticking(bool on);
+
 /* After rp_worker_stop: the voluntary and involuntary context switches
  * the worker thread itself made (about one per tick), which are the
  * agent's, not the program's. */

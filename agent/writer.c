@@ -17,6 +17,7 @@
 #include "../common/profile_write.h"
 #include "../common/schema.h"
 #include "aggregator.h"
+#include "labels.h"
 #include "log.h"
 #include "procstats.h"
 #include "ruby_api.h"
@@ -87,29 +88,75 @@ static uint32_t compiler_frames(const rp_profile *p, const compiler_call *cc, co
                : 0;
 }
 
-/* Label set of each VM state, with %pid added in fork children. */
-static int compose_label_sets(rp_profile *p, bool label_pid, uint32_t out[RP_VM_STATE_COUNT])
+/* Label sets of the output profile for each (thread labels, VM state)
+ * key of the tables, made when first needed. */
+typedef struct label_composer {
+    rp_profile *p;
+    uint32_t pid_key, pid_value; /* RP_IDX_NONE without %pid */
+    uint32_t *composed;          /* table key → label set, or RP_IDX_NONE */
+    size_t key_count;
+} label_composer;
+
+static int composer_init(label_composer *c, rp_profile *p, bool label_pid)
 {
     char pid[24];
     snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-    for (int s = 0; s < RP_VM_STATE_COUNT; s++) {
-        rp_label pairs[2];
-        uint32_t n = 0;
-        const rp_vm_state_label *state = &rp_vm_state_labels[s];
-        if (state->key)
-            pairs[n++] = (rp_label){rp_profile_cstring(p, state->key),
-                                    rp_profile_cstring(p, state->value)};
-        if (label_pid)
-            pairs[n++] = (rp_label){rp_profile_cstring(p, RP_LABEL_PID), rp_profile_cstring(p, pid)};
-        out[s] = rp_profile_label_set(p, pairs, n);
-        if (out[s] == RP_IDX_NONE)
-            return -1;
-    }
+    c->p = p;
+    c->pid_key = label_pid ? rp_profile_cstring(p, RP_LABEL_PID) : RP_IDX_NONE;
+    c->pid_value = label_pid ? rp_profile_cstring(p, pid) : RP_IDX_NONE;
+    c->key_count = (size_t)rp_labels_set_count() * RP_VM_STATE_COUNT;
+    c->composed = malloc(c->key_count * sizeof(uint32_t));
+    if (!c->composed || (label_pid && (c->pid_key == RP_IDX_NONE || c->pid_value == RP_IDX_NONE)))
+        return -1;
+    memset(c->composed, 0xff, c->key_count * sizeof(uint32_t));
     return 0;
 }
 
-static int copy_samples(rp_profile *p, const rp_aggregate *agg, const uint32_t *frame_map,
-                        const uint32_t label_sets[RP_VM_STATE_COUNT])
+/* The thread's labels first, then the agent's own, which win a clash. */
+static uint32_t compose(label_composer *c, uint32_t user_set, rp_vm_state state)
+{
+    uint32_t n_user = rp_labels_pair_count(user_set), n = 0;
+    rp_label small[16] = {{0, 0}};
+    rp_label *pairs = n_user + 2 <= 16 ? small : malloc((n_user + 2) * sizeof(*pairs));
+    if (!pairs)
+        return RP_IDX_NONE;
+    for (uint32_t i = 0; i < n_user; i++) {
+        const char *key, *value;
+        size_t key_len, value_len;
+        rp_labels_pair(user_set, i, &key, &key_len, &value, &value_len);
+        pairs[n++] = (rp_label){rp_profile_string(c->p, key, key_len),
+                                rp_profile_string(c->p, value, value_len)};
+    }
+    const rp_vm_state_label *vm = &rp_vm_state_labels[state];
+    if (vm->key)
+        pairs[n++] = (rp_label){rp_profile_cstring(c->p, vm->key), rp_profile_cstring(c->p, vm->value)};
+    if (c->pid_key != RP_IDX_NONE)
+        pairs[n++] = (rp_label){c->pid_key, c->pid_value};
+    uint32_t set = RP_IDX_NONE;
+    bool interned = true;
+    for (uint32_t i = 0; i < n; i++)
+        interned = interned && pairs[i].key != RP_IDX_NONE && pairs[i].value != RP_IDX_NONE;
+    if (interned)
+        set = rp_profile_label_set(c->p, pairs, n);
+    if (pairs != small)
+        free(pairs);
+    return set;
+}
+
+/* The output label set of a table key (rp_sample_key). */
+static uint32_t label_set_of(label_composer *c, uint32_t key)
+{
+    uint32_t user_set;
+    rp_vm_state state;
+    rp_sample_key_split(key, &user_set, &state);
+    if (key >= c->key_count) /* a set made after composing began: none is */
+        return RP_IDX_NONE;
+    if (c->composed[key] == RP_IDX_NONE)
+        c->composed[key] = compose(c, user_set, state);
+    return c->composed[key];
+}
+
+static uint32_t *map_stacks(rp_profile *p, const rp_aggregate *agg, const uint32_t *frame_map)
 {
     uint32_t ids[RP_STACK_MAX];
     compiler_call cc = {rp_profile_cstring(p, COMPILER_CALL_PATH),
@@ -117,7 +164,7 @@ static int copy_samples(rp_profile *p, const rp_aggregate *agg, const uint32_t *
                         rp_profile_cstring(p, RP_C_METHOD_PATH)};
     uint32_t *stack_map = calloc(agg->stacks.count ? agg->stacks.count : 1, sizeof(uint32_t));
     if (!stack_map)
-        return -1;
+        return NULL;
     for (size_t s = 0; s < agg->stacks.count; s++) {
         uint32_t depth;
         const uint32_t *frames = rp_stack_table_get(&agg->stacks, (uint32_t)s, &depth);
@@ -127,20 +174,37 @@ static int copy_samples(rp_profile *p, const rp_aggregate *agg, const uint32_t *
         stack_map[s] = rp_profile_stack(p, ids + skip, depth - skip);
         if (stack_map[s] == RP_IDX_NONE) {
             free(stack_map);
-            return -1;
+            return NULL;
         }
     }
-    int rc = 0;
+    return stack_map;
+}
+
+/* The samples of the window: what each table entry gained since it began. */
+static int copy_samples(rp_profile *p, const rp_write_request *req, const rp_aggregate *agg,
+                        const uint32_t *frame_map)
+{
+    label_composer labels = {.composed = NULL};
+    uint32_t *stack_map = map_stacks(p, agg, frame_map);
+    int rc = stack_map && composer_init(&labels, p, req->label_pid) == 0 ? 0 : -1;
     for (size_t i = 0; i < agg->samples.count && rc == 0; i++) {
         const rp_sample *s = &agg->samples.samples[i];
-        uint32_t state = s->label_set < RP_VM_STATE_COUNT ? s->label_set : RP_VM_RUNNING;
-        if (rp_sample_table_add(&p->samples, stack_map[s->stack], s->thread_seq,
-                                label_sets[state], s->weight) != RP_SAMPLE_OK)
+        int64_t weight = rp_window_gain(req->window, i, s->weight);
+        if (weight <= 0)
+            continue;
+        uint32_t set = label_set_of(&labels, s->label_set);
+        if (set == RP_IDX_NONE ||
+            rp_sample_table_add(&p->samples, stack_map[s->stack], s->thread_seq, set, weight) !=
+                RP_SAMPLE_OK)
             rc = -1;
     }
+    free(labels.composed);
     free(stack_map);
     return rc;
 }
+
+/* A counter's growth since the window began. */
+#define SINCE(req, field) ((int64_t)((req)->stats.field - (req)->window->stats.field))
 
 static void fill_meta(rp_profile *p, const rp_write_request *req, const rp_aggregate *agg)
 {
@@ -149,31 +213,29 @@ static void fill_meta(rp_profile *p, const rp_write_request *req, const rp_aggre
     m->pid = getpid();
     m->ppid = getppid();
     m->frequency = req->cfg->frequency;
-    m->trigger_count = (int64_t)req->stats.trigger_count;
-    m->sampling_count = (int64_t)req->stats.sampling_count;
-    m->sampling_time_ns = (int64_t)req->stats.sampling_time_ns;
-    m->dropped_samples = (int64_t)(req->stats.dropped_samples + agg->dropped);
-    m->truncated_samples = (int64_t)req->stats.truncated_samples;
+    m->trigger_count = SINCE(req, trigger_count);
+    m->sampling_count = SINCE(req, sampling_count);
+    m->sampling_time_ns = SINCE(req, sampling_time_ns);
+    m->dropped_samples = SINCE(req, dropped_samples) + (int64_t)(agg->dropped - req->window->fold_dropped);
+    m->truncated_samples = SINCE(req, truncated_samples);
     m->detected_thread_count = req->detected_threads;
-    m->start_time_ns = req->start_realtime_ns;
-    m->duration_ns = rp_monotonic_ns() - req->start_monotonic_ns;
+    m->start_time_ns = req->window->start_realtime_ns;
+    m->duration_ns = rp_monotonic_ns() - req->window->start_monotonic_ns;
     m->total_duration_ns = m->duration_ns;
     rp_procstats_fill(p);
+    m->user_ns -= req->window->user_ns;
+    m->sys_ns -= req->window->sys_ns;
 }
 
 int rp_writer_build(const rp_write_request *req, rp_profile *p)
 {
     const rp_aggregate *agg = rp_aggregator_tables();
-    uint32_t label_sets[RP_VM_STATE_COUNT];
     if (rp_profile_init(p, req->cfg->aggregate) != 0) {
         rp_log("cannot write profile: out of memory");
         return -1;
     }
     uint32_t *frame_map = resolve_frames(p, agg);
-    int rc = frame_map && compose_label_sets(p, req->label_pid, label_sets) == 0 &&
-                     copy_samples(p, agg, frame_map, label_sets) == 0
-                 ? 0
-                 : -1;
+    int rc = frame_map && copy_samples(p, req, agg, frame_map) == 0 ? 0 : -1;
     free(frame_map);
     if (rc != 0) {
         rp_profile_free(p);
@@ -190,7 +252,7 @@ int rp_writer_save(const rp_write_request *req, const rp_profile *p, char *path_
 {
     if (rp_session_check(req->session) != 0)
         return -1;
-    if (rp_session_profile_path(req->session, getpid(), req->start_realtime_ns, path_out,
+    if (rp_session_profile_path(req->session, getpid(), req->window->start_realtime_ns, path_out,
                                 path_size) != 0) {
         rp_log("cannot write profile: session directory path too long");
         return -1;

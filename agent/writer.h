@@ -15,22 +15,23 @@
 #include "config.h"
 #include "sampler.h"
 #include "session.h"
+#include "window.h"
 
 typedef struct rp_write_request {
     const rp_config *cfg;
     const rp_session *session;
-    rp_sampler_stats stats;
+    const rp_window *window; /* the stretch of the profile to write */
+    rp_sampler_stats stats;  /* counters now */
     uint32_t detected_threads;
-    int64_t start_realtime_ns;
-    int64_t start_monotonic_ns;
     bool label_pid; /* fork child: every sample carries %pid=<pid> */
 } rp_write_request;
 
 #include "../common/profile.h"
 
-/* End of profiling, GVL held, worker stopped: builds the profile from the
- * aggregator's tables. Returns 0, or -1 (one line already printed; `p` is
- * then empty but must still be freed). */
+/* GVL held, worker stopped or tables held (rp_aggregator_hold): builds the
+ * profile of the request's window from the aggregator's tables, with each
+ * sample's labels (the thread's, its VM state, %pid). Returns 0, or -1
+ * (one line already printed; `p` is then empty but must still be freed). */
 int rp_writer_build(const rp_write_request *req, rp_profile *p);
 
 /* Writes `p` into the session directory. Returns 0 or -1 (one line already

@@ -67,7 +67,7 @@ static rp_capture_result capture(int depth, int64_t weight)
 {
     fake_stack_depth = depth;
     rp_charge c = {RP_VM_RUNNING, weight};
-    return rp_sample_buf_capture(7, &c, 1);
+    return rp_sample_buf_capture(7, 0, &c, 1);
 }
 
 /* --- tests --------------------------------------------------------------- */
@@ -77,7 +77,7 @@ static void test_capture_records_stack_and_charges(void **state)
     (void)state;
     fake_stack_depth = 3;
     rp_charge charges[] = {{RP_VM_GVL_BLOCKED, 100}, {RP_VM_GVL_WAIT, 0}, {RP_VM_GVL_WAIT, 20}};
-    assert_int_equal(rp_sample_buf_capture(2, charges, 3), RP_CAPTURED);
+    assert_int_equal(rp_sample_buf_capture(2, 5, charges, 3), RP_CAPTURED);
     rp_sample_buf *b = rp_sample_buf_active();
     /* one stack, two samples (the charge of 0 is left out) */
     assert_int_equal(b->frame_count, 3);
@@ -88,6 +88,8 @@ static void test_capture_records_stack_and_charges(void **state)
     assert_int_equal(b->samples[1].weight, 20);
     assert_int_equal(b->samples[1].frame_offset, 0);
     assert_int_equal(b->samples[1].thread_seq, 2);
+    assert_int_equal(b->samples[0].label_set, 5);
+    assert_int_equal(b->samples[1].label_set, 5);
     assert_true(b->frames[2] == (VALUE)(0x1000 + 16));
 }
 

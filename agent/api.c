@@ -1,0 +1,395 @@
+/*
+ * agent/api.c — the Rperf module: the rperf gem's API, served by the agent.
+ *
+ * Owns: Init_rperf_agent, which Ruby calls when a program requires
+ * "rperf" (rperf.rb requires rperf/rperf_agent.so, a link to this very
+ * library: see ruby_lib.h), and the module's methods:
+ *   Rperf.label(**labels) { }   labels of the current thread (labels.h)
+ *   Rperf.labels                those labels as a Hash
+ *   Rperf.profile(**labels) { } labels, and sampling in a deferred process
+ *                               (defer.h)
+ *   Rperf.snapshot(clear: false) the profile so far as the gem's Hash
+ *   Rperf.start(**opts) / Rperf.stop  a window of the agent's profile
+ *   Rperf.running?              whether the agent profiles this process
+ * The profile the agent writes at exit is never touched by any of them.
+ * Where the agent does not profile the process (a fork child it does not
+ * follow, say), labels and profile blocks just run their block: code
+ * written for the gem never fails because of the agent.
+ *
+ * Context: Ruby methods — a Ruby thread holding the GVL. They may raise
+ * and allocate; they reach the agent through agent.h, labels.h, defer.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/profile_write.h"
+#include "agent.h"
+#include "defer.h"
+#include "labels.h"
+#include "profile_hash.h"
+#include "ruby_api.h"
+#include "ruby_lib.h"
+#include "sampler.h"
+#include "threads.h"
+#include "window.h"
+
+/* Exported for Ruby's dlopen of rperf/rperf_agent.so (exports.map). */
+__attribute__((visibility("default"))) void Init_rperf_agent(void);
+
+/* The window snapshot(clear: true), start and stop see; its start is the
+ * profile's beginning until one of them moves it. */
+static rp_window window;
+static bool window_set;  /* else: the whole profile */
+static bool window_open; /* between Rperf.start and Rperf.stop */
+static char *window_output; /* Rperf.start(output:), or NULL */
+
+/* --- labels -------------------------------------------------------------- */
+
+/* Labels given in one call, as strings kept alive on the stack (Ruby's GC
+ * scans it) while the store copies them. */
+#define CHANGES_PER_MERGE 32
+
+typedef struct label_call {
+    uint32_t set;  /* the set being built */
+    size_t n;
+    VALUE strings[2 * CHANGES_PER_MERGE];
+    rp_label_change changes[CHANGES_PER_MERGE];
+    bool failed;
+} label_call;
+
+static VALUE text_of(VALUE v)
+{
+    if (RB_SYMBOL_P(v))
+        return rb_sym2str(v);
+    return RB_TYPE_P(v, T_STRING) ? v : rb_obj_as_string(v);
+}
+
+static void flush_changes(label_call *c)
+{
+    if (c->n == 0 || c->failed)
+        return;
+    uint32_t merged = rp_labels_merge(c->set, c->changes, c->n);
+    if (merged == RP_IDX_NONE)
+        c->failed = true;
+    else
+        c->set = merged;
+    c->n = 0;
+}
+
+static int add_change(VALUE key, VALUE value, VALUE arg)
+{
+    label_call *c = (label_call *)arg;
+    if (c->n == CHANGES_PER_MERGE)
+        flush_changes(c);
+    VALUE k = text_of(key);
+    VALUE v = NIL_P(value) ? Qnil : text_of(value);
+    c->strings[2 * c->n] = k;
+    c->strings[2 * c->n + 1] = v;
+    c->changes[c->n++] = (rp_label_change){
+        .key = RSTRING_PTR(k),
+        .key_len = (size_t)RSTRING_LEN(k),
+        .value = NIL_P(v) ? NULL : RSTRING_PTR(v),
+        .value_len = NIL_P(v) ? 0 : (size_t)RSTRING_LEN(v),
+    };
+    return ST_CONTINUE;
+}
+
+/* The thread's current set with the keyword labels `kw` merged in (nil
+ * deletes a key); the current set when out of memory. */
+static uint32_t merged_labels(uint32_t current, VALUE kw)
+{
+    label_call c = {.set = current};
+    if (!NIL_P(kw))
+        rb_hash_foreach(kw, add_change, (VALUE)&c);
+    flush_changes(&c);
+    RB_GC_GUARD(kw);
+    return c.failed ? current : c.set;
+}
+
+/* What a labelled block restores when it ends, however it ends. */
+typedef struct block_scope {
+    rp_thread *thread;
+    uint32_t previous_set;
+    bool profile_block; /* Rperf.profile: also leave the defer count */
+} block_scope;
+
+static VALUE run_block(VALUE unused)
+{
+    (void)unused;
+    return rb_yield_values(0);
+}
+
+static VALUE end_block(VALUE arg)
+{
+    block_scope *s = (block_scope *)arg;
+    s->thread->label_set = s->previous_set;
+    if (s->profile_block && rp_agent_profiling())
+        rp_defer_leave(s->thread);
+    return Qnil;
+}
+
+/* The current thread's record, or NULL when the agent does not profile
+ * this process (or is out of memory). */
+static rp_thread *labelled_thread(void)
+{
+    return rp_agent_profiling() ? rp_sampler_current_thread() : NULL;
+}
+
+static VALUE labelled(VALUE kw, bool profile_block)
+{
+    rp_thread *t = labelled_thread();
+    if (!t)
+        return rb_block_given_p() ? rb_yield_values(0) : Qnil;
+    block_scope scope = {t, t->label_set, profile_block};
+    t->label_set = merged_labels(t->label_set, kw);
+    if (!rb_block_given_p())
+        return Qnil;
+    if (profile_block)
+        rp_defer_enter(t);
+    return rb_ensure(run_block, Qnil, end_block, (VALUE)&scope);
+}
+
+/* Rperf.label(**labels) { ... } */
+static VALUE rperf_label(int argc, VALUE *argv, VALUE self)
+{
+    (void)self;
+    VALUE kw = Qnil;
+    rb_scan_args(argc, argv, ":", &kw);
+    return labelled(kw, false);
+}
+
+/* Rperf.profile(**labels) { ... } */
+static VALUE rperf_profile(int argc, VALUE *argv, VALUE self)
+{
+    (void)self;
+    VALUE kw = Qnil;
+    rb_scan_args(argc, argv, ":", &kw);
+    if (!rb_block_given_p())
+        rb_raise(rb_eArgError, "Rperf.profile requires a block");
+    return labelled(kw, true);
+}
+
+/* Rperf.labels */
+static VALUE rperf_labels(VALUE self)
+{
+    (void)self;
+    VALUE h = rb_hash_new();
+    rp_thread *t = labelled_thread();
+    uint32_t set = t ? t->label_set : 0;
+    for (uint32_t i = 0; i < rp_labels_pair_count(set); i++) {
+        const char *key, *value;
+        size_t key_len, value_len;
+        rp_labels_pair(set, i, &key, &key_len, &value, &value_len);
+        rb_hash_aset(h, ID2SYM(rb_intern2(key, (long)key_len)),
+                     rb_obj_freeze(rb_utf8_str_new(value, (long)value_len)));
+    }
+    return h;
+}
+
+/* --- windows ------------------------------------------------------------- */
+
+/* The profile of the window as the gem's Hash; moves the window's start to
+ * now when `restart`. */
+static VALUE window_data(bool restart, rp_profile *p)
+{
+    if (rp_agent_build_window(window_set ? &window : NULL, p) != 0)
+        rb_raise(rb_eNoMemError, "rperf: out of memory building the profile");
+    if (restart && rp_agent_open_window(&window) == 0)
+        window_set = true;
+    return rp_profile_hash(p);
+}
+
+struct data_args {
+    bool restart;
+    rp_profile profile;
+    VALUE hash;
+};
+
+static VALUE data_body(VALUE arg)
+{
+    struct data_args *a = (struct data_args *)arg;
+    a->hash = window_data(a->restart, &a->profile);
+    return a->hash;
+}
+
+static VALUE data_free(VALUE arg)
+{
+    rp_profile_free(&((struct data_args *)arg)->profile);
+    return Qnil;
+}
+
+/* Rperf.snapshot(clear: false) */
+static VALUE rperf_snapshot(int argc, VALUE *argv, VALUE self)
+{
+    (void)self;
+    VALUE kw = Qnil, clear = Qfalse;
+    rb_scan_args(argc, argv, ":", &kw);
+    if (!NIL_P(kw)) {
+        ID id = rb_intern("clear");
+        rb_get_kwargs(kw, &id, 0, 1, &clear);
+        if (clear == Qundef)
+            clear = Qfalse;
+    }
+    if (!rp_agent_profiling())
+        return Qnil;
+    struct data_args a = {.restart = RTEST(clear)};
+    return rb_ensure(data_body, (VALUE)&a, data_free, (VALUE)&a);
+}
+
+/* --- start / stop -------------------------------------------------------- */
+
+enum start_option {
+    OPT_FREQUENCY, OPT_MODE, OPT_OUTPUT, OPT_VERBOSE, OPT_FORMAT, OPT_STAT, OPT_SIGNAL,
+    OPT_AGGREGATE, OPT_DEFER, OPT_INHERIT, OPT_COUNT
+};
+
+static const char *const start_option_names[OPT_COUNT] = {
+    "frequency", "mode", "output", "verbose", "format", "stat", "signal",
+    "aggregate", "defer", "inherit",
+};
+
+static const char *name_of(VALUE v)
+{
+    VALUE s = text_of(v);
+    return StringValueCStr(s);
+}
+
+static const char *inspect_of(VALUE v)
+{
+    VALUE s = rb_inspect(v);
+    return StringValueCStr(s);
+}
+
+/* Options that would change the agent's own configuration are refused,
+ * naming both values; verbose, stat, signal and inherit are the agent's
+ * business (RPERF_* variables) and are accepted and ignored. */
+static void check_start_options(const VALUE *opt)
+{
+    const rp_config *cfg = rp_agent_config();
+    if (opt[OPT_MODE] != Qundef && strcmp(name_of(opt[OPT_MODE]), rp_mode_name(cfg->mode)) != 0)
+        rb_raise(rb_eArgError, "Rperf.start(mode: %s) contradicts the agent's RPERF_MODE=%s",
+                 inspect_of(opt[OPT_MODE]), rp_mode_name(cfg->mode));
+    if (opt[OPT_FREQUENCY] != Qundef && NUM2INT(opt[OPT_FREQUENCY]) != cfg->frequency)
+        rb_raise(rb_eArgError,
+                 "Rperf.start(frequency: %s) contradicts the agent's RPERF_FREQUENCY=%d",
+                 inspect_of(opt[OPT_FREQUENCY]), cfg->frequency);
+    if (opt[OPT_AGGREGATE] != Qundef && (bool)RTEST(opt[OPT_AGGREGATE]) != cfg->aggregate)
+        rb_raise(rb_eArgError,
+                 "Rperf.start(aggregate: %s) contradicts the agent's RPERF_AGGREGATE=%d",
+                 RTEST(opt[OPT_AGGREGATE]) ? "true" : "false", cfg->aggregate ? 1 : 0);
+    if (opt[OPT_FORMAT] != Qundef && !NIL_P(opt[OPT_FORMAT]) &&
+        strcmp(name_of(opt[OPT_FORMAT]), "json") != 0)
+        rb_raise(rb_eArgError,
+                 "Rperf.start(format: %s): under the agent only json (.json.gz) is written; "
+                 "convert it with rperf-analyze convert",
+                 inspect_of(opt[OPT_FORMAT]));
+    VALUE out = opt[OPT_OUTPUT];
+    if (out != Qundef && !NIL_P(out)) {
+        const char *path = StringValueCStr(out);
+        size_t len = strlen(path);
+        if (len < 8 || strcmp(path + len - 8, ".json.gz") != 0)
+            rb_raise(rb_eArgError,
+                     "Rperf.start(output: \"%s\"): under the agent only .json.gz is written; "
+                     "convert it with rperf-analyze convert",
+                     path);
+    }
+}
+
+static VALUE rperf_stop(VALUE self);
+
+/* Rperf.start with a block returns what Rperf.stop returned after it. */
+static VALUE stop_after_block(VALUE arg)
+{
+    *(VALUE *)arg = rperf_stop(Qnil);
+    return Qnil;
+}
+
+/* Rperf.start(**options) { ... } */
+static VALUE rperf_start(int argc, VALUE *argv, VALUE self)
+{
+    (void)self;
+    VALUE kw = Qnil, opt[OPT_COUNT];
+    ID ids[OPT_COUNT];
+    rb_scan_args(argc, argv, ":", &kw);
+    for (int i = 0; i < OPT_COUNT; i++) {
+        ids[i] = rb_intern(start_option_names[i]);
+        opt[i] = Qundef;
+    }
+    if (!NIL_P(kw))
+        rb_get_kwargs(kw, ids, 0, OPT_COUNT, opt);
+    if (!rp_agent_profiling())
+        return rb_block_given_p() ? (rb_yield_values(0), Qnil) : Qnil;
+    if (window_open)
+        rb_raise(rb_eRuntimeError, "Rperf is already running");
+    check_start_options(opt);
+    if (rp_agent_open_window(&window) != 0)
+        rb_raise(rb_eNoMemError, "rperf: out of memory opening a profile window");
+    window_set = window_open = true;
+    free(window_output);
+    window_output = NULL;
+    if (opt[OPT_OUTPUT] != Qundef && !NIL_P(opt[OPT_OUTPUT]))
+        window_output = strdup(StringValueCStr(opt[OPT_OUTPUT]));
+    if (opt[OPT_DEFER] != Qundef && RTEST(opt[OPT_DEFER]))
+        rp_defer_set_window(true);
+    if (!rb_block_given_p())
+        return Qnil;
+    VALUE data = Qnil;
+    rb_ensure(run_block, Qnil, stop_after_block, (VALUE)&data);
+    return data;
+}
+
+/* The window's profile, written to Rperf.start(output:) when given. */
+static VALUE stopped_window_data(VALUE arg)
+{
+    struct data_args *a = (struct data_args *)arg;
+    a->hash = window_data(false, &a->profile);
+    if (window_output) {
+        int err = rp_profile_write_file(&a->profile, window_output, RP_GZIP_FAST);
+        if (err)
+            rb_syserr_fail(err, window_output);
+    }
+    return a->hash;
+}
+
+/* Rperf.stop: the window's data, or nil when no window is open. */
+static VALUE rperf_stop(VALUE self)
+{
+    (void)self;
+    if (!window_open)
+        return Qnil;
+    window_open = false;
+    if (!rp_agent_profiling())
+        return Qnil;
+    rp_defer_set_window(false);
+    struct data_args a = {.restart = false};
+    VALUE data = rb_ensure(stopped_window_data, (VALUE)&a, data_free, (VALUE)&a);
+    free(window_output);
+    window_output = NULL;
+    return data;
+}
+
+/* Rperf.running? */
+static VALUE rperf_running_p(VALUE self)
+{
+    (void)self;
+    return rp_agent_profiling() ? Qtrue : Qfalse;
+}
+
+/* --- the module -------------------------------------------------------- */
+
+void Init_rperf_agent(void)
+{
+    if (!rp_ruby_lib_installed())
+        rb_raise(rb_eLoadError,
+                 "rperf/rperf_agent.so must be loaded through the preloaded librperf-agent.so "
+                 "(LD_PRELOAD), not as a second copy");
+    VALUE rperf = rb_define_module("Rperf");
+    rb_define_singleton_method(rperf, "label", rperf_label, -1);
+    rb_define_singleton_method(rperf, "labels", rperf_labels, 0);
+    rb_define_singleton_method(rperf, "profile", rperf_profile, -1);
+    rb_define_singleton_method(rperf, "snapshot", rperf_snapshot, -1);
+    rb_define_singleton_method(rperf, "start", rperf_start, -1);
+    rb_define_singleton_method(rperf, "stop", rperf_stop, 0);
+    rb_define_singleton_method(rperf, "running?", rperf_running_p, 0);
+}

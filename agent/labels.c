@@ -1,0 +1,110 @@
+/*
+ * agent/labels.c — the label set store. See labels.h.
+ *
+ * The store is a profile model used only for its strings and label sets
+ * (common/profile.h interns both, and makes set 0 the empty one), so a set
+ * means the same thing here as in a profile file.
+ */
+#include "labels.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/profile.h"
+
+static rp_profile store;
+static bool store_ready;
+
+int rp_labels_init(void)
+{
+    if (store_ready)
+        return 0;
+    if (rp_profile_init(&store, true) != 0)
+        return -1;
+    store_ready = true;
+    return 0;
+}
+
+static const rp_label *pairs_of(uint32_t set, uint32_t *count)
+{
+    if (!store_ready || set >= store.label_set_count) {
+        *count = 0;
+        return NULL;
+    }
+    const rp_label_set *ls = &store.label_sets[set];
+    *count = ls->count;
+    return store.labels + ls->first;
+}
+
+/* Index of `key` in pairs[0..n), or n. */
+static uint32_t find_key(const rp_label *pairs, uint32_t n, uint32_t key)
+{
+    uint32_t i = 0;
+    while (i < n && pairs[i].key != key)
+        i++;
+    return i;
+}
+
+/* Applies one change to pairs[0..*n) (which has room for one more). */
+static int apply_change(rp_label *pairs, uint32_t *n, const rp_label_change *c)
+{
+    uint32_t key = rp_profile_string(&store, c->key, c->key_len);
+    if (key == RP_IDX_NONE)
+        return -1;
+    uint32_t at = find_key(pairs, *n, key);
+    if (!c->value) {
+        if (at < *n)
+            pairs[at] = pairs[--*n];
+        return 0;
+    }
+    uint32_t value = rp_profile_string(&store, c->value, c->value_len);
+    if (value == RP_IDX_NONE)
+        return -1;
+    pairs[at] = (rp_label){key, value};
+    if (at == *n)
+        ++*n;
+    return 0;
+}
+
+uint32_t rp_labels_merge(uint32_t base, const rp_label_change *changes, size_t n)
+{
+    if (!store_ready)
+        return RP_IDX_NONE;
+    uint32_t count;
+    const rp_label *base_pairs = pairs_of(base, &count);
+    rp_label small[16] = {{0, 0}};
+    size_t room = count + n;
+    rp_label *pairs = room <= 16 ? small : malloc(room * sizeof(*pairs));
+    if (!pairs)
+        return RP_IDX_NONE;
+    if (count)
+        memcpy(pairs, base_pairs, count * sizeof(*pairs));
+    size_t i = 0;
+    while (i < n && apply_change(pairs, &count, &changes[i]) == 0)
+        i++;
+    uint32_t set = i == n ? rp_profile_label_set(&store, pairs, count) : RP_IDX_NONE;
+    if (pairs != small)
+        free(pairs);
+    return set < RP_LABEL_SETS_MAX ? set : RP_IDX_NONE;
+}
+
+uint32_t rp_labels_set_count(void)
+{
+    return store_ready ? (uint32_t)store.label_set_count : 1;
+}
+
+uint32_t rp_labels_pair_count(uint32_t set)
+{
+    uint32_t count;
+    pairs_of(set, &count);
+    return count;
+}
+
+void rp_labels_pair(uint32_t set, uint32_t i, const char **key, size_t *key_len,
+                    const char **value, size_t *value_len)
+{
+    uint32_t count;
+    const rp_label *pairs = pairs_of(set, &count);
+    *key = rp_strtab_get(&store.strings, pairs[i].key, key_len);
+    *value = rp_strtab_get(&store.strings, pairs[i].value, value_len);
+}

@@ -1,0 +1,43 @@
+/*
+ * agent/labels.h — the labels a program gives its threads (Rperf.label).
+ *
+ * Owns: the process's store of label sets. A set is a map of key → value
+ * strings, interned once and named by a dense id, 0 being the empty set.
+ * A thread carries the id of its current set (rp_thread.label_set),
+ * samples carry it through the buffers and tables, and the writer turns it
+ * back into pairs. Only touched with the GVL held — sets are made by the
+ * Rperf API and read by the writer and snapshots — never by the worker.
+ * A fork child keeps the store, so its threads keep their labels.
+ */
+#ifndef RPERF_AGENT_LABELS_H
+#define RPERF_AGENT_LABELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One key of a change to a set: value NULL deletes the key. */
+typedef struct rp_label_change {
+    const char *key, *value;
+    size_t key_len, value_len;
+} rp_label_change;
+
+/* Main thread at start: an empty store. Returns 0 or -1 (out of memory). */
+int rp_labels_init(void);
+
+/* GVL held: the id of set `base` with `changes` applied in order (a key
+ * set twice keeps its last value). RP_IDX_NONE when out of memory or when
+ * the store is full (RP_LABEL_SETS_MAX sets). */
+uint32_t rp_labels_merge(uint32_t base, const rp_label_change *changes, size_t n);
+
+/* Every set id is below this, so (set, VM state) fits a 32-bit key. */
+#define RP_LABEL_SETS_MAX (UINT32_MAX / 8)
+
+/* GVL held: how many sets the store has (ids are 0 .. count-1). */
+uint32_t rp_labels_set_count(void);
+/* GVL held: number of pairs of set `set`, and pair `i` of it. The
+ * strings stay valid until the next merge. */
+uint32_t rp_labels_pair_count(uint32_t set);
+void rp_labels_pair(uint32_t set, uint32_t i, const char **key, size_t *key_len,
+                    const char **value, size_t *value_len);
+
+#endif

@@ -1,0 +1,29 @@
+# frozen_string_literal: true
+
+# rperf/active_job.rb — labels every ActiveJob with its class.
+#
+#   class ApplicationJob < ActiveJob::Base
+#     include Rperf::ActiveJobMiddleware
+#   end
+#
+# The label is job: "HardJob"; the job runs in an Rperf.profile block.
+# Needs ActiveSupport (Rails' activesupport gem).
+
+require_relative "../rperf"
+
+begin
+  require "active_support/concern"
+rescue LoadError => e
+  raise LoadError, "rperf/active_job needs ActiveSupport (the activesupport gem, part of " \
+                   "Rails), which cannot be loaded here: #{e.message}"
+end
+
+module Rperf::ActiveJobMiddleware
+  extend ActiveSupport::Concern
+
+  included do
+    around_perform do |job, block|
+      Rperf.profile(job: job.class.name) { block.call }
+    end
+  end
+end

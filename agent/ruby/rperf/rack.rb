@@ -1,0 +1,49 @@
+# frozen_string_literal: true
+
+# rperf/rack.rb — labels every Rack request with its endpoint.
+#
+#   use Rperf::RackMiddleware                      # endpoint: "GET /users/:id"
+#   use Rperf::RackMiddleware, label_key: :route   # another label key
+#   use Rperf::RackMiddleware, label: :raw         # "GET /users/123"
+#   use Rperf::RackMiddleware, label: ->(env) { env["HTTP_X_ROUTE"] }
+#
+# By default the path is normalized so that one route is one label value:
+# path segments that are numbers or UUIDs become ":id". The request runs in
+# an Rperf.profile block, so with RPERF_DEFER=1 only requests are sampled.
+
+require_relative "../rperf"
+
+class Rperf::RackMiddleware
+  ID_SEGMENT = %r{(?<=/)(?:\d+|\h{8}-\h{4}-\h{4}-\h{4}-\h{12})(?=/|\z)}
+  private_constant :ID_SEGMENT
+
+  # "/users/123/posts/9" → "/users/:id/posts/:id"
+  def self.normalize_path(path)
+    path = "/" if path.nil? || path.empty?
+    path.match?(/\d/) ? path.gsub(ID_SEGMENT, ":id") : path
+  end
+
+  def initialize(app, label_key: :endpoint, label: nil)
+    unless label.nil? || label == :raw || label.respond_to?(:call)
+      raise ArgumentError, "Rperf::RackMiddleware label: must be nil, :raw or a callable " \
+                           "taking the Rack env, got #{label.inspect}"
+    end
+    @app = app
+    @label_key = label_key
+    @label = label
+  end
+
+  def call(env)
+    Rperf.profile(@label_key => endpoint(env)) { @app.call(env) }
+  end
+
+  private
+
+  def endpoint(env)
+    case @label
+    when nil then "#{env["REQUEST_METHOD"]} #{self.class.normalize_path(env["PATH_INFO"])}"
+    when :raw then "#{env["REQUEST_METHOD"]} #{env["PATH_INFO"]}"
+    else @label.call(env)
+    end
+  end
+end

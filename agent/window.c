@@ -1,0 +1,52 @@
+/*
+ * agent/window.c — profile windows. See window.h.
+ */
+#include "window.h"
+
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "../common/clock.h"
+
+static void stamp(rp_window *w)
+{
+    w->start_realtime_ns = rp_clock_ns(CLOCK_REALTIME);
+    w->start_monotonic_ns = rp_clock_ns(CLOCK_MONOTONIC);
+    w->stats = rp_sampler_stats_get();
+}
+
+void rp_window_begin_empty(rp_window *w)
+{
+    rp_window_free(w);
+    stamp(w);
+    w->fold_dropped = 0;
+    w->user_ns = w->sys_ns = 0;
+}
+
+int rp_window_begin_at(rp_window *w, const rp_aggregate *agg)
+{
+    size_t n = agg->samples.count;
+    int64_t *weights = malloc((n ? n : 1) * sizeof(*weights));
+    if (!weights)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        weights[i] = agg->samples.samples[i].weight;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    rp_window_free(w);
+    stamp(w);
+    w->fold_dropped = agg->dropped;
+    w->user_ns = rp_timeval_ns(ru.ru_utime);
+    w->sys_ns = rp_timeval_ns(ru.ru_stime);
+    w->weights = weights;
+    w->count = n;
+    return 0;
+}
+
+void rp_window_free(rp_window *w)
+{
+    free(w->weights);
+    w->weights = NULL;
+    w->count = 0;
+}
