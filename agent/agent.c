@@ -370,6 +370,9 @@ static void restart_in_fork_child(void *unused)
 
 bool rp_agent_profiling(void)
 {
+    /* A fork child's profile begins at its first safepoint; the program
+     * may call the API before that: begin it now. */
+    restart_in_fork_child(NULL);
     return atomic_load(&state) == AGENT_ACTIVE && getpid() == owner_pid;
 }
 

@@ -123,9 +123,11 @@ static VALUE run_block(VALUE unused)
 static VALUE end_block(VALUE arg)
 {
     block_scope *s = (block_scope *)arg;
-    s->thread->label_set = s->previous_set;
+    /* Leaving first: a pause charges the block's last stretch, which must
+     * still carry the block's labels. */
     if (s->profile_block && rp_agent_profiling())
         rp_defer_leave(s->thread);
+    s->thread->label_set = s->previous_set;
     return Qnil;
 }
 

@@ -1,8 +1,9 @@
 /*
  * agent/defer.c — pausing outside profile blocks. See defer.h.
  *
- * Pausing stops the sampler first (a tick in flight then takes nothing)
- * and then the ticks; resuming starts the ticks and then the sampler,
+ * Pausing charges the closing block's last stretch (since its thread's
+ * last sample) to it, stops the sampler (a tick in flight then takes
+ * nothing) and then the ticks; resuming starts the ticks and then the sampler,
  * whose new clock epoch keeps the paused time out of every thread's next
  * sample (sampler.h).
  */
@@ -39,6 +40,7 @@ static void apply(void)
         return;
     paused = pause;
     if (pause) {
+        rp_sampler_charge_current();
         rp_sampler_stop();
         rp_worker_set_ticking(false);
     } else {

@@ -99,6 +99,16 @@ void rp_sampler_charge(rp_thread *t, int64_t now, int64_t wall_now)
         rp_sampler_record(t, &running, 1);
 }
 
+void rp_sampler_charge_current(void)
+{
+    rp_thread *t = rp_sampler_current_thread();
+    if (!t)
+        return;
+    int64_t wall_now = rp_monotonic_ns();
+    rp_sampler_charge(t, sample_clock == CLOCK_MONOTONIC ? wall_now : rp_sampler_clock_ns(),
+                      wall_now);
+}
+
 int64_t rp_sampler_min_charge_ns(void)
 {
     return min_charge_ns;

@@ -67,6 +67,12 @@ int64_t rp_monotonic_ns(void);
  * wall mode). The caller passes both because it has read them already. */
 void rp_sampler_charge(struct rp_thread *t, int64_t now, int64_t wall_now);
 
+/* GVL held: charges the calling thread's time since its previous sample
+ * to its stack now, without a trigger (so not counted as a sample): the
+ * end of an Rperf.profile block that pauses sampling, whose last stretch
+ * would otherwise be lost. */
+void rp_sampler_charge_current(void);
+
 /* GVL held: records charges with explicit VM states on the current stack,
  * captured once, with the thread's number and labels (used by the GVL and
  * GC trackers). */

@@ -14,6 +14,10 @@ static void stamp(rp_window *w)
     w->start_realtime_ns = rp_clock_ns(CLOCK_REALTIME);
     w->start_monotonic_ns = rp_clock_ns(CLOCK_MONOTONIC);
     w->stats = rp_sampler_stats_get();
+    /* Ticks not yet served are served inside the window: count them there,
+     * so that a window never has more samples than triggers. */
+    if (w->stats.trigger_count > w->stats.sampling_count)
+        w->stats.trigger_count = w->stats.sampling_count;
 }
 
 void rp_window_begin_empty(rp_window *w)

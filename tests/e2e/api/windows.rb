@@ -1,0 +1,73 @@
+# tests/e2e/api/windows.rb — Rperf.snapshot(clear:) and Rperf.start/stop
+# under the agent: the gem 0.9 Hash shape, windows covering their own
+# stretch only, start's checks against the agent's configuration, and the
+# output file. The profile written at exit still has everything
+# (api_windows.sh checks that).
+require "rperf"
+require "cpu_burn"
+
+def check(what, ok)
+  raise "#{what}" unless ok
+end
+
+def ms(data) = data[:aggregated_samples].sum { |_, w| w } / 1e6
+def has(data, name) = data[:aggregated_samples].any? { |frames, | frames.any? { |_, l| l == name } }
+def near(got, truth) = got.between?(truth * 0.9, truth * 1.1)
+
+def before_clear = burn_cpu(0.2)
+def after_clear = burn_cpu(0.1)
+def windowed = burn_cpu(0.15)
+
+Rperf.label(phase: "one") { before_clear }
+snap = Rperf.snapshot
+%i[mode frequency trigger_count sampling_count sampling_time_ns detected_thread_count
+   unique_frames unique_stacks start_time_ns duration_ns aggregated_samples label_sets].each do |k|
+  check("snapshot lacks #{k}", snap.key?(k))
+end
+check("mode", snap[:mode] == :cpu)
+check("frequency", snap[:frequency] == 1000)
+check("label_sets[0] is {}", snap[:label_sets].first == {})
+check("label set with phase", snap[:label_sets].include?({phase: "one"}))
+snap[:aggregated_samples].each do |frames, weight, thread_seq, label_set_id|
+  check("frames: #{frames.inspect}", frames.all? { |f| f.is_a?(Array) && f.size == 2 && f.all?(String) })
+  check("weight", weight.is_a?(Integer) && weight > 0)
+  check("thread_seq", thread_seq.is_a?(Integer) && thread_seq >= 1)
+  check("label_set_id", snap[:label_sets][label_set_id])
+end
+leaf_first = snap[:aggregated_samples].find { |frames, | frames.any? { |_, l| l == "Object#before_clear" } }[0]
+check("frames leaf first: #{leaf_first.first(3).inspect}", leaf_first.last[1] == "<main>")
+check("snapshot sees before_clear", has(snap, "Object#before_clear"))
+
+Rperf.snapshot(clear: true)
+after_clear
+snap2 = Rperf.snapshot
+check("after clear: before_clear gone", !has(snap2, "Object#before_clear"))
+check("after clear: #{ms(snap2)} ms, not ~100", near(ms(snap2), 100))
+check("trigger_count restarted", snap2[:trigger_count] < snap[:trigger_count])
+check("duration_ns of the window", snap2[:duration_ns] < 1_000_000_000)
+
+check("stop without start", Rperf.stop.nil?)
+Rperf.start(mode: :cpu, frequency: 1000, output: "window.json.gz", verbose: true)
+begin
+  Rperf.start
+  raise "a second start did not raise"
+rescue RuntimeError => e
+  check("second start: #{e.message}", e.message.include?("already running"))
+end
+windowed
+data = Rperf.stop
+check("stop: #{ms(data)} ms, not ~150", near(ms(data), 150))
+check("stop: only the window", has(data, "Object#windowed") && !has(data, "Object#after_clear"))
+check("output written", File.size?("window.json.gz"))
+check("stop again", Rperf.stop.nil?)
+check("block form returns stop's data", near(ms(Rperf.start { windowed }), 150))
+
+{{mode: :wall} => "RPERF_MODE=cpu", {frequency: 99} => "RPERF_FREQUENCY=1000",
+ {output: "x.pb.gz"} => ".json.gz"}.each do |opts, text|
+  Rperf.start(**opts)
+  raise "start(#{opts}) did not raise"
+rescue ArgumentError => e
+  check("start(#{opts}): #{e.message}", e.message.include?(text) && e.message.include?(opts.values.first.to_s))
+end
+check("running?", Rperf.running? == true)
+puts "windows.rb ok"

@@ -1,0 +1,46 @@
+# The Rack, Sidekiq and ActiveJob middlewares under the agent, without the
+# rperf gem, in a deferred process (RPERF_DEFER=1): every request and job
+# gets its label — Rack paths normalized (/users/123 → /users/:id, UUIDs
+# too), label: :raw and a proc; job: <class> — and time outside them is not
+# sampled. The Rack app is a real Rack::Builder stack when scripts/setup
+# could unpack Debian's ruby-rack (else a plain call(env) app, said so).
+. "$(dirname "$0")/lib.sh"
+API="$RPERF_TEST_SRC/tests/e2e/api"
+
+cache=${RPERF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rperf}
+rack_lib=$(ls -d "$cache"/ruby-rack/usr/share/rubygems-integration/all/gems/rack-*/lib 2>/dev/null |
+    head -n 1 || true)
+RACK_LIB=$rack_lib RPERF_DEFER=1 profiled s "$RUBY" "$API/middleware.rb" >out.txt 2>err.txt \
+    || fail "middleware.rb failed: $(cat err.txt)"
+grep -q "middleware.rb ok" out.txt || fail "middleware.rb did not finish: $(cat out.txt err.txt)"
+note "$(grep '^rack:' out.txt)"
+
+near() { awk -v g="$1" -v t="$2" 'BEGIN { exit !(g >= t * 0.9 && g <= t * 1.1) }'; }
+
+# expect KEY VALUE MS: report --by KEY gives VALUE about MS.
+expect() {
+    "$ANALYZE" report --by "$1" s >by.txt 2>&1 || fail "report --by $1: $(cat by.txt)"
+    local got
+    got=$(awk -v v="$2" '{ line = $0; sub(/^ *[0-9.]+ ms +[0-9.]+% +/, "", line) }
+                         line == v { print $1 }' by.txt)
+    [ -n "$got" ] || fail "$1=$2 missing: $(cat by.txt)"
+    near "$got" "$3" || fail "$1=$2: $got ms, truth $3 ms (±10%)"
+    note "$1=$2: $got ms (truth $3)"
+}
+
+expect endpoint "GET /users" 50
+expect endpoint "GET /users/:id" 200
+expect endpoint "GET /orders/:id/items/:id" 150
+expect raw_endpoint "POST /users/7" 100
+expect route "route-6" 50
+expect job HardJob 100
+expect job MailJob 50
+expect job ReportJob 80
+
+# Deferred: the 300 ms burnt outside every request and job is absent.
+f=$(only_profile s)
+total=$(awk -v ns="$("$RUBY" "$CHECK" total "$f")" 'BEGIN { printf "%.1f", ns / 1e6 }')
+awk -v t="$total" 'BEGIN { exit !(t <= 780 * 1.15) }' \
+    || fail "total $total ms: more than the requests' and jobs' 780 ms"
+note "total $total ms (requests and jobs: 780 ms)"
+note "api_middleware: ok"

@@ -1,0 +1,28 @@
+# Rperf.snapshot(clear:) and Rperf.start/stop under the agent: the program
+# (tests/e2e/api/windows.rb) checks the gem-shaped data it gets; here, the
+# file Rperf.start(output:) wrote, and that the profile written at exit
+# still covers the whole run (windows take nothing away from it).
+. "$(dirname "$0")/lib.sh"
+API="$RPERF_TEST_SRC/tests/e2e/api"
+
+profiled s "$RUBY" "$API/windows.rb" >out.txt 2>err.txt || fail "windows.rb failed: $(cat err.txt)"
+grep -q "windows.rb ok" out.txt || fail "windows.rb did not finish: $(cat out.txt err.txt)"
+f=$(only_profile s)
+ms_of() { awk -v ns="$("$RUBY" "$CHECK" weight "$1" "$2")" 'BEGIN { printf "%.1f", ns / 1e6 }'; }
+near() { awk -v g="$1" -v t="$2" 'BEGIN { exit !(g >= t * 0.9 && g <= t * 1.1) }'; }
+
+for m in "Object#before_clear 200" "Object#after_clear 100" "Object#windowed 300"; do
+    set -- $m
+    got=$(ms_of "$f" "$1")
+    near "$got" "$2" || fail "exit profile: $1 $got ms, truth $2 ms"
+    note "exit profile: $1 $got ms (truth $2)"
+done
+
+[ -f window.json.gz ] || fail "Rperf.start(output:) wrote nothing"
+"$RUBY" "$CHECK" schema window.json.gz || fail "the window's file is not a valid profile"
+got=$(ms_of window.json.gz Object#windowed)
+near "$got" 150 || fail "window file: Object#windowed $got ms, truth 150"
+[ "$(ms_of window.json.gz Object#before_clear)" = 0.0 ] || fail "window file holds time from before the window"
+"$ANALYZE" stat window.json.gz >stat.txt || fail "stat of the window file"
+note "window file: Object#windowed $got ms; stat reads it"
+note "api_windows: ok"
