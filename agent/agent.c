@@ -373,7 +373,10 @@ bool rp_agent_profiling(void)
     /* A fork child's profile begins at its first safepoint; the program
      * may call the API before that: begin it now. */
     restart_in_fork_child(NULL);
-    return atomic_load(&state) == AGENT_ACTIVE && getpid() == owner_pid;
+    /* No getpid() (a system call, about as costly as a labelled block):
+     * Ruby forks through fork(), whose child handler leaves ACTIVE at
+     * once, and no Ruby code runs in a vfork child. */
+    return atomic_load(&state) == AGENT_ACTIVE;
 }
 
 const rp_config *rp_agent_config(void)

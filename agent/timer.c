@@ -15,6 +15,7 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static timer_t tick_timer;
 static bool timer_exists;
+static bool timer_armed;
 static bool ticks_wanted = true;
 static struct timespec tick_interval;
 static int claimed_signal;
@@ -61,11 +62,14 @@ static struct timespec interval_of(int frequency)
 }
 
 /* `lock` held: arms the timer at the tick interval, or disarms it. */
-static int apply_ticks_wanted(void)
+static int arm(bool on)
 {
-    struct timespec every = ticks_wanted ? tick_interval : (struct timespec){0, 0};
+    struct timespec every = on ? tick_interval : (struct timespec){0, 0};
     struct itimerspec its = {.it_interval = every, .it_value = every};
-    return timer_settime(tick_timer, 0, &its, NULL);
+    int rc = timer_settime(tick_timer, 0, &its, NULL);
+    if (rc == 0)
+        timer_armed = on;
+    return rc;
 }
 
 int rp_timer_start_signal(int signo, pid_t tid, int frequency)
@@ -78,7 +82,7 @@ int rp_timer_start_signal(int signo, pid_t tid, int frequency)
     pthread_mutex_lock(&lock);
     tick_interval = interval_of(frequency);
     int rc = timer_create(CLOCK_MONOTONIC, &sev, &tick_timer);
-    if (rc == 0 && apply_ticks_wanted() != 0) {
+    if (rc == 0 && arm(ticks_wanted) != 0) {
         int err = errno;
         timer_delete(tick_timer);
         errno = err;
@@ -94,7 +98,7 @@ void rp_timer_stop_signal(void)
     pthread_mutex_lock(&lock);
     if (timer_exists) {
         timer_delete(tick_timer);
-        timer_exists = false;
+        timer_exists = timer_armed = false;
     }
     pthread_mutex_unlock(&lock);
 }
@@ -103,15 +107,23 @@ void rp_timer_set_running(bool running)
 {
     pthread_mutex_lock(&lock);
     ticks_wanted = running;
-    if (timer_exists)
-        apply_ticks_wanted();
+    if (running && timer_exists && !timer_armed)
+        arm(true);
+    pthread_mutex_unlock(&lock);
+}
+
+void rp_timer_settle(void)
+{
+    pthread_mutex_lock(&lock);
+    if (!ticks_wanted && timer_exists && timer_armed)
+        arm(false);
     pthread_mutex_unlock(&lock);
 }
 
 void rp_timer_forget(void)
 {
     pthread_mutex_init(&lock, NULL);
-    timer_exists = false;
+    timer_exists = timer_armed = false;
 }
 
 void rp_timer_release_signal(void)

@@ -31,8 +31,14 @@ void rp_timer_stop_signal(void);
 
 /* Any thread but a signal handler (the Rperf API, GVL held): stops or
  * restarts the signal timer's ticks; remembered for a timer not created
- * yet. */
+ * yet. Restarting arms the timer unless it still runs; stopping is left to
+ * the worker (rp_timer_settle), so that a program whose profile blocks
+ * follow each other closely makes no system call for the timer at all. */
 void rp_timer_set_running(bool running);
+
+/* Worker thread, after each wake-up: disarms a timer whose ticks are no
+ * longer wanted (at most one tick after they stopped being wanted). */
+void rp_timer_settle(void);
 
 /* Fork child: the parent's timer does not exist here. */
 void rp_timer_forget(void);

@@ -55,6 +55,7 @@ static void wait_for_work(rp_ticker *ticker)
 {
     if (timer_signal) {
         sem_wait(&wake); /* EINTR at each timer signal is fine */
+        rp_timer_settle();
         return;
     }
     if (!atomic_load(&ticking)) {

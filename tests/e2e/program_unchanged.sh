@@ -67,3 +67,20 @@ dir="rperf-$(cat pid.txt)"
 [ -d "$dir" ] || fail "default session directory $dir not created"
 [ "$(stat -c %a "$dir")" = 700 ] || fail "$dir has mode $(stat -c %a "$dir")"
 only_profile "$dir" >/dev/null
+
+# A program that does not require "rperf" sees no constant, global or
+# loaded feature of the agent's; its one trace is the agent's Ruby folder
+# first on $LOAD_PATH (README, "The Rperf API").
+world() {
+    env LD_PRELOAD="$1" RPERF_QUIET=1 RPERF_SESSION_DIR="$WORK/world" "$RUBY" -e '
+        puts Object.constants.sort, global_variables.sort, $LOADED_FEATURES
+        puts "-- load path:", $LOAD_PATH'
+}
+world "$RPERF_TEST_EMPTY_PRELOAD" >world.plain
+world "$PRELOAD" >world.agent
+diff world.plain world.agent | grep '^[<>]' >world.diff || true
+[ "$(wc -l <world.diff)" = 1 ] && grep -q '^> /.*/ruby$' world.diff \
+    || fail "the agent changed more than one \$LOAD_PATH entry: $(cat world.diff)"
+sed -n '/^-- load path:/{n;p;q}' world.agent | grep -q '/ruby$' \
+    || fail "the agent's Ruby folder is not first on \$LOAD_PATH"
+note "without require \"rperf\": one \$LOAD_PATH entry ($(cat world.diff)), nothing else"

@@ -1,0 +1,45 @@
+# tests/bench/api_cost.rb — what the Rperf API costs a program under the
+# agent (scripts/bench api): nanoseconds per call of each form, less the
+# same loop with a plain block-taking method (the loop's own cost), best
+# of ROUNDS rounds of N calls. Prints "name ns_per_call" lines.
+#   ruby api_cost.rb N ROUNDS
+require "rperf"
+require "rperf/rack"
+
+N = Integer(ARGV.fetch(0, 200_000))
+ROUNDS = Integer(ARGV.fetch(1, 5))
+
+def plain(**) = yield
+def now = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
+
+def best_ns_per_call
+  ROUNDS.times.map do
+    t0 = now
+    yield
+    (now - t0).fdiv(N)
+  end.min
+end
+
+def report(name, base = 0)
+  ns = best_ns_per_call { yield }
+  printf("%s %.0f\n", name, ns - base)
+end
+
+base = best_ns_per_call { N.times { plain(request: "abc") {} } }
+printf("loop_with_plain_block %.0f\n", base)
+report("label_block_1_key", base) { N.times { Rperf.label(request: "abc") {} } }
+report("label_block_3_keys", base) { N.times { Rperf.label(request: "abc", user: "u1", tenant: "t") {} } }
+report("label_block_nested", base) do
+  Rperf.label(tenant: "t") { N.times { Rperf.label(request: "abc") {} } }
+end
+ids = Array.new(N) { |i| "req-#{i}" } # a new value per call: a new label set each time
+report("label_block_new_value", base) { ids.each { |id| Rperf.label(request: id) {} } }
+report("profile_block", base) { N.times { Rperf.profile(endpoint: "/users") {} } }
+
+app = ->(_env) { [200, {}, ["ok"]] }
+env = {"REQUEST_METHOD" => "GET", "PATH_INFO" => "/users/123/posts/9"}
+stack = Rperf::RackMiddleware.new(app)
+app_ns = best_ns_per_call { N.times { app.call(env) } }
+report("rack_request", app_ns) { N.times { stack.call(env) } }
+env_plain = {"REQUEST_METHOD" => "GET", "PATH_INFO" => "/users"}
+report("rack_request_no_ids", app_ns) { N.times { stack.call(env_plain) } }
