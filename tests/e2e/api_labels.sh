@@ -62,6 +62,28 @@ done
 ! grep -q "Object#after_raise" step.txt || fail "the label of the raising block outlived it"
 ! grep -q "Object#unlabelled" tenant.txt || fail "Rperf.label(tenant: nil) did not delete it"
 
+# With an rperf gem on the load path too (here a stand-in gem's lib, by
+# -I and by RUBYLIB), the agent's API wins, so labels are not lost.
+mkdir -p gem/lib/rperf
+echo 'module Rperf; GEM = true; end' >gem/lib/rperf.rb
+echo 'module Rperf; GEM = true; end' >gem/lib/rperf/rack.rb
+gem_prog='require "rperf"; require "rperf/rack"
+    raise "the gem was loaded" if defined?(Rperf::GEM)
+    Rperf.label(via: "agent") { p Rperf.labels }'
+# agent_api_wins HOW CMD...: CMD (the program above, a gem on its load
+# path HOW) prints the agent's labels.
+agent_api_wins() {
+    local how=$1
+    shift
+    "$@" >gem.out 2>gem.err || fail "with a gem ($how): $(cat gem.err)"
+    grep -q 'via: "agent"' gem.out || fail "with a gem ($how): $(cat gem.out)"
+}
+agent_api_wins -I env LD_PRELOAD="$PRELOAD" RPERF_QUIET=1 RPERF_SESSION_DIR="$WORK/gem-s" \
+    "$RUBY" -Igem/lib -e "$gem_prog"
+agent_api_wins RUBYLIB env RUBYLIB=gem/lib LD_PRELOAD="$PRELOAD" RPERF_QUIET=1 \
+    RPERF_SESSION_DIR="$WORK/gem-s" "$RUBY" -e "$gem_prog"
+note "an rperf gem on the load path (-I, RUBYLIB): the agent's API is loaded"
+
 # pprof: the user labels are string labels go tool pprof can focus on.
 "$ANALYZE" convert --pprof -o p.pb.gz s || fail "convert --pprof"
 go tool pprof -top -unit=ms -tagfocus=request=a p.pb.gz >a.txt 2>a.err || fail "go tool pprof: $(cat a.err)"

@@ -16,7 +16,8 @@
 static void clear_env(void)
 {
     const char *vars[] = {"RPERF_MODE", "RPERF_FREQUENCY", "RPERF_SIGNAL", "RPERF_AGGREGATE",
-                          "RPERF_INHERIT", "RPERF_QUIET", "RPERF_VERBOSE", "RPERF_LINES"};
+                          "RPERF_INHERIT", "RPERF_QUIET", "RPERF_VERBOSE", "RPERF_LINES",
+                          "RPERF_DEFER"};
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
         unsetenv(vars[i]);
 }
@@ -35,6 +36,7 @@ static void test_defaults(void **state)
     assert_false(c.quiet);
     assert_false(c.verbose);
     assert_int_equal(c.lines, RP_LINES_DEFAULT);
+    assert_false(c.defer);
 }
 
 static void test_valid_values(void **state)
@@ -49,8 +51,10 @@ static void test_valid_values(void **state)
     setenv("RPERF_INHERIT", "0", 1);
     setenv("RPERF_QUIET", "1", 1);
     setenv("RPERF_LINES", "1", 1);
+    setenv("RPERF_DEFER", "1", 1);
     assert_int_equal(rp_config_load(&c), 0);
     assert_true(c.lines);
+    assert_true(c.defer);
     assert_int_equal(c.mode, RP_MODE_WALL);
     assert_int_equal(c.frequency, 10000);
     assert_int_equal(c.timer_signal, 0);
@@ -92,6 +96,7 @@ static void test_invalid_values_are_refused(void **state)
     expect_invalid("RPERF_INHERIT", "2");
     expect_invalid("RPERF_VERBOSE", "on");
     expect_invalid("RPERF_LINES", "yes");
+    expect_invalid("RPERF_DEFER", "true");
 }
 
 int main(void)

@@ -1,0 +1,31 @@
+# `meson install` gives a working rperf: the front end, the analyzer, the
+# agent and the Rperf API's Ruby files (agent/ruby/) beside it, the link
+# rperf/rperf_agent.so leading back to the installed agent. Installed
+# into a scratch DESTDIR, a program requiring "rperf/rack" is recorded
+# with the installed `rperf` and its label read back.
+. "$(dirname "$0")/lib.sh"
+: "${RPERF_TEST_BUILD_ROOT:?}"
+
+meson install -C "$RPERF_TEST_BUILD_ROOT" --no-rebuild --quiet --destdir "$WORK/inst" >install.log 2>&1 \
+    || fail "meson install: $(tail -n 5 install.log)"
+bin=$(find "$WORK/inst" -path '*/bin/rperf' | head -n 1)
+lib=$(dirname "$(find "$WORK/inst" -name librperf-agent.so | head -n 1)")
+[ -x "$bin" ] || fail "rperf not installed"
+for f in rperf.rb rperf/version.rb rperf/rack.rb rperf/sidekiq.rb rperf/active_job.rb; do
+    [ -f "$lib/rperf/ruby/$f" ] || fail "$f not installed in $lib/rperf/ruby"
+done
+[ "$(readlink -f "$lib/rperf/ruby/rperf/rperf_agent.so")" = "$(readlink -f "$lib/librperf-agent.so")" ] \
+    || fail "rperf/rperf_agent.so does not lead to the installed agent"
+
+cat >app.rb <<'RUBY'
+require "rperf/rack"
+require "cpu_burn"
+raise "not the installed API: #{$LOAD_PATH.first}" unless $LOAD_PATH.first.end_with?("/rperf/ruby")
+app = Rperf::RackMiddleware.new(->(env) { burn_cpu(0.1); [200, {}, ["ok"]] })
+2.times { |i| app.call("REQUEST_METHOD" => "GET", "PATH_INFO" => "/items/#{i}") }
+RUBY
+PATH="$(dirname "$RUBY"):$PATH" "$bin" record -o p.json.gz "$RUBY" app.rb >rec.out 2>rec.err \
+    || fail "installed rperf record: $(cat rec.err)"
+"$(dirname "$bin")/rperf-analyze" report --by endpoint p.json.gz >by.txt || fail "report --by"
+grep -q "GET /items/:id" by.txt || fail "label missing: $(cat by.txt)"
+note "installed in $lib: $(grep 'GET /items' by.txt | sed 's/^ *//')"

@@ -1,0 +1,130 @@
+/*
+ * Unit tests for agent/labels: the label set store behind Rperf.label —
+ * merging, overriding, deleting, one id per distinct set whatever the
+ * order, many keys in one change, and reading the pairs back.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../../agent/labels.h"
+#include "../../common/idxset.h"
+
+static rp_label_change set(const char *key, const char *value)
+{
+    return (rp_label_change){key, value, strlen(key), value ? strlen(value) : 0};
+}
+
+/* The value of `key` in set `id`, or NULL. */
+static const char *value_of(uint32_t id, const char *key)
+{
+    static char buf[64];
+    for (uint32_t i = 0; i < rp_labels_pair_count(id); i++) {
+        const char *k, *v;
+        size_t kl, vl;
+        rp_labels_pair(id, i, &k, &kl, &v, &vl);
+        if (kl == strlen(key) && memcmp(k, key, kl) == 0) {
+            snprintf(buf, sizeof(buf), "%.*s", (int)vl, v);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return rp_labels_init();
+}
+
+static void test_empty_set_is_zero(void **state)
+{
+    (void)state;
+    assert_int_equal(rp_labels_pair_count(0), 0);
+    assert_true(rp_labels_set_count() >= 1);
+    assert_int_equal(rp_labels_merge(0, NULL, 0), 0);
+    rp_label_change gone = set("nothing", NULL);
+    assert_int_equal(rp_labels_merge(0, &gone, 1), 0); /* deleting an absent key */
+}
+
+static void test_merge_override_delete(void **state)
+{
+    (void)state;
+    rp_label_change ab[] = {set("a", "1"), set("b", "2")};
+    uint32_t s1 = rp_labels_merge(0, ab, 2);
+    assert_int_not_equal(s1, 0);
+    assert_int_equal(rp_labels_pair_count(s1), 2);
+    assert_string_equal(value_of(s1, "a"), "1");
+    assert_string_equal(value_of(s1, "b"), "2");
+
+    rp_label_change b3 = set("b", "3");
+    uint32_t s2 = rp_labels_merge(s1, &b3, 1); /* merged: a stays, b changes */
+    assert_int_equal(rp_labels_pair_count(s2), 2);
+    assert_string_equal(value_of(s2, "a"), "1");
+    assert_string_equal(value_of(s2, "b"), "3");
+    assert_string_equal(value_of(s1, "b"), "2"); /* the base set is unchanged */
+
+    rp_label_change del_a = set("a", NULL);
+    uint32_t s3 = rp_labels_merge(s2, &del_a, 1);
+    assert_int_equal(rp_labels_pair_count(s3), 1);
+    assert_null(value_of(s3, "a"));
+    assert_string_equal(value_of(s3, "b"), "3");
+
+    rp_label_change del_b = set("b", NULL);
+    assert_int_equal(rp_labels_merge(s3, &del_b, 1), 0); /* back to no labels */
+}
+
+static void test_one_id_per_set(void **state)
+{
+    (void)state;
+    rp_label_change xy[] = {set("x", "1"), set("y", "2")};
+    rp_label_change yx[] = {set("y", "2"), set("x", "1")};
+    uint32_t a = rp_labels_merge(0, xy, 2);
+    assert_int_equal(rp_labels_merge(0, yx, 2), a);
+    rp_label_change y = set("y", "2"), x = set("x", "1");
+    assert_int_equal(rp_labels_merge(rp_labels_merge(0, &y, 1), &x, 1), a);
+    /* The last value of a key given twice wins. */
+    rp_label_change twice[] = {set("x", "0"), set("y", "2"), set("x", "1")};
+    assert_int_equal(rp_labels_merge(0, twice, 3), a);
+    uint32_t before = rp_labels_set_count();
+    assert_int_equal(rp_labels_merge(0, xy, 2), a);
+    assert_int_equal(rp_labels_set_count(), before); /* nothing new stored */
+}
+
+static void test_many_keys_and_binary_values(void **state)
+{
+    (void)state;
+    char keys[40][8];
+    rp_label_change changes[40];
+    for (int i = 0; i < 40; i++) {
+        snprintf(keys[i], sizeof(keys[i]), "k%d", i);
+        changes[i] = set(keys[i], keys[i]);
+    }
+    uint32_t s = rp_labels_merge(0, changes, 40);
+    assert_int_equal(rp_labels_pair_count(s), 40);
+    assert_string_equal(value_of(s, "k39"), "k39");
+    /* Values are bytes, kept exactly (an embedded NUL included). */
+    rp_label_change nul = {"bin", "a\0b", 3, 3};
+    uint32_t b = rp_labels_merge(0, &nul, 1);
+    const char *k, *v;
+    size_t kl, vl;
+    rp_labels_pair(b, 0, &k, &kl, &v, &vl);
+    assert_int_equal(vl, 3);
+    assert_memory_equal(v, "a\0b", 3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_empty_set_is_zero),
+        cmocka_unit_test(test_merge_override_delete),
+        cmocka_unit_test(test_one_id_per_set),
+        cmocka_unit_test(test_many_keys_and_binary_values),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
