@@ -3,9 +3,10 @@
  *
  * Owns: hooking into Ruby (interposed ruby_init, _exit and the exec
  * family: execve, execv, execl, execle),
- * starting and finishing the profile, and what happens at fork. Everything else is
- * delegated: config.c reads RPERF_*, session.c finds the directory,
- * sampler.c/worker.c/aggregator.c record, writer.c writes.
+ * starting and finishing the profile, what happens at fork, and what the
+ * Rperf API (api.c) may ask of the profile being taken (agent.h).
+ * Everything else is delegated: config.c reads RPERF_*, session.c finds
+ * the directory, sampler.c/worker.c/aggregator.c record, writer.c writes.
  *
  * How the agent gets control: the `ruby` of an --enable-shared build calls
  * ruby_init() in libruby through the PLT; this library, preloaded, defines
@@ -366,7 +367,7 @@ static void restart_in_fork_child(void *unused)
     begin_fresh_profile();
 }
 
-/* --- the Rperf API's view (api.h) ------------------------------------------ */
+/* --- the Rperf API's view (agent.h) ---------------------------------------- */
 
 bool rp_agent_profiling(void)
 {
