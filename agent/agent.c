@@ -35,6 +35,7 @@
 #include "aggregator.h"
 #include "config.h"
 #include "defer.h"
+#include "fd_reserve.h"
 #include "gvl_gc.h"
 #include "gvl_holder.h"
 #include "labels.h"
@@ -79,6 +80,7 @@ static void begin_profile(void)
     rp_window_begin_empty(&whole);
     whole.profile = ++profile_serial;
     owner_pid = getpid();
+    rp_fd_reserve_take(session.dir);
     bool paused = rp_defer_pauses();
     rp_sampler_start();
     if (paused)
@@ -208,6 +210,7 @@ static void end_profile(void)
     }
     rp_aggregator_fold(rp_sample_buf_active());
 
+    rp_fd_reserve_give_back(); /* for a program out of descriptors */
     rp_write_request req = write_request(&whole);
     char path[RP_PATH_MAX + 64];
     rp_profile profile;
