@@ -135,7 +135,7 @@ static void start_agent(void)
         rp_log("this Ruby's thread structures are not the ones rperf knows (Ruby 3.4's); "
                "a thread that starts running while another thread is starting may go "
                "unsampled until its first GVL switch");
-    if (rp_sample_buf_init(cfg.lines) != 0 || rp_aggregator_init(cfg.aggregate) != 0 ||
+    if (rp_sample_buf_init(cfg.lines) != 0 || rp_aggregator_init(cfg.aggregate, (size_t)cfg.max_stacks) != 0 ||
         rp_labels_init() != 0) {
         rp_log("cannot profile: out of memory");
         return;
@@ -194,6 +194,15 @@ static rp_write_request write_request(const rp_window *window)
     };
 }
 
+/* RPERF_VERBOSE: how much time the stack cap sent to the capped stack. */
+static void say_capped(const rp_aggregate *agg)
+{
+    if (agg->capped)
+        rp_log("%zu samples (%.1f ms) went to " RP_CAPPED_FRAME_NAME ": the profile reached "
+               "RPERF_MAX_STACKS=%ld distinct stacks",
+               agg->capped, (double)agg->capped_weight / 1e6, cfg.max_stacks);
+}
+
 /* GVL held, on the thread that ends the process: stops sampling and writes
  * this process's profile, once. */
 static void end_profile(void)
@@ -215,6 +224,8 @@ static void end_profile(void)
     char path[RP_PATH_MAX + 64];
     rp_profile profile;
     bool wrote = rp_writer_build(&req, &profile) == 0;
+    if (cfg.verbose)
+        say_capped(rp_aggregator_tables());
     rp_aggregator_clear();
     wrote = wrote && rp_writer_save(&req, &profile, path, sizeof(path)) == 0;
     if (cfg.verbose)

@@ -23,6 +23,7 @@ static bool held; /* under `lock`: a GVL thread reads the tables */
 static rp_aggregate tables;
 static size_t frames_cap, lines_cap;
 static rp_idxset frame_index;
+static size_t stack_cap;
 static VALUE mark_object = Qnil;
 
 /* GC mark function — GVL held, inside GC: mark, nothing else. */
@@ -41,8 +42,9 @@ static const rb_data_type_t mark_type = {
     .function = {.dmark = mark_tables},
 };
 
-int rp_aggregator_init(bool aggregate)
+int rp_aggregator_init(bool aggregate, size_t max_stacks)
 {
+    stack_cap = max_stacks;
     memset(&tables, 0, sizeof(tables));
     frames_cap = lines_cap = 0;
     rp_idxset_init(&frame_index);
@@ -74,9 +76,20 @@ static int reserve_frame(void)
                : 0;
 }
 
+static uint64_t frame_hash(VALUE v, uint32_t line)
+{
+    return rp_hash_combine(rp_hash_mix64((uint64_t)v), line);
+}
+
+static uint32_t find_frame(VALUE v, uint32_t line)
+{
+    struct frame_key key = {v, line};
+    return rp_idxset_find(&frame_index, frame_hash(v, line), frame_equals, &key);
+}
+
 static uint32_t frame_id(VALUE v, uint32_t line)
 {
-    uint64_t hash = rp_hash_combine(rp_hash_mix64((uint64_t)v), line);
+    uint64_t hash = frame_hash(v, line);
     struct frame_key key = {v, line};
     uint32_t id = rp_idxset_find(&frame_index, hash, frame_equals, &key);
     if (id != RP_IDX_NONE)
@@ -99,16 +112,46 @@ static uint32_t line_of(const rp_sample_buf *buf, uint32_t i)
     return buf->has_lines && buf->lines[i] > 0 ? (uint32_t)buf->lines[i] : 0;
 }
 
-static bool fold_sample(const rp_sample_buf *buf, const rp_buffered_sample *s)
+/* The stack of the sample's frames once the table is full: only known
+ * frames and stacks are looked up; anything new goes to the capped stack. */
+static uint32_t known_stack(const rp_sample_buf *buf, const rp_buffered_sample *s, uint32_t *ids)
+{
+    for (uint32_t d = 0; d < s->depth; d++) {
+        uint32_t i = s->frame_offset + d;
+        ids[d] = find_frame(buf->frames[i], line_of(buf, i));
+        if (ids[d] == RP_IDX_NONE)
+            return RP_IDX_NONE;
+    }
+    return rp_stack_table_find(&tables.stacks, ids, s->depth);
+}
+
+static uint32_t capped_stack(const rp_buffered_sample *s)
+{
+    uint32_t frame = frame_id(RP_CAPPED_FRAME, 0);
+    tables.capped++;
+    rp_add_saturating(&tables.capped_weight, s->weight);
+    return frame == RP_IDX_NONE ? RP_IDX_NONE : rp_stack_table_intern(&tables.stacks, &frame, 1);
+}
+
+static uint32_t stack_of(const rp_sample_buf *buf, const rp_buffered_sample *s)
 {
     uint32_t ids[RP_STACK_MAX];
+    if (tables.stacks.count >= stack_cap) {
+        uint32_t known = known_stack(buf, s, ids);
+        return known != RP_IDX_NONE ? known : capped_stack(s);
+    }
     for (uint32_t d = 0; d < s->depth; d++) {
         uint32_t i = s->frame_offset + d;
         ids[d] = frame_id(buf->frames[i], line_of(buf, i));
         if (ids[d] == RP_IDX_NONE)
-            return false;
+            return RP_IDX_NONE;
     }
-    uint32_t stack = rp_stack_table_intern(&tables.stacks, ids, s->depth);
+    return rp_stack_table_intern(&tables.stacks, ids, s->depth);
+}
+
+static bool fold_sample(const rp_sample_buf *buf, const rp_buffered_sample *s)
+{
+    uint32_t stack = stack_of(buf, s);
     return stack != RP_IDX_NONE &&
            rp_sample_table_add(&tables.samples, stack, s->thread_seq,
                                rp_sample_key(s->label_set, s->vm_state),

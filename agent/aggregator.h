@@ -25,7 +25,15 @@ typedef struct rp_aggregate {
     rp_stack_table stacks;
     rp_sample_table samples; /* label_set field: rp_sample_key() */
     size_t dropped;          /* samples lost for lack of memory while folding */
+    size_t capped;           /* samples put on the truncated stack (stack cap) */
+    int64_t capped_weight;
 } rp_aggregate;
+
+/* The frame of the stack that samples get once the table holds the
+ * configured number of distinct stacks (RPERF_MAX_STACKS): its VALUE, and
+ * the name the writer gives it. */
+#define RP_CAPPED_FRAME Qnil
+#define RP_CAPPED_FRAME_NAME "[truncated: too many stacks]"
 
 /* What a table entry's label_set field holds: the thread's label set
  * (labels.h) and the VM state, in one key. */
@@ -41,8 +49,11 @@ static inline void rp_sample_key_split(uint32_t key, uint32_t *label_set, rp_vm_
 }
 
 /* Main thread at start (GVL held): prepares empty tables and registers the
- * GC mark object. Returns 0 or -1. */
-int rp_aggregator_init(bool aggregate);
+ * GC mark object. Beyond `max_stacks` distinct stacks, a sample whose
+ * stack is new goes to one stack of RP_CAPPED_FRAME under its own thread
+ * and labels, and no new frame is kept (and so pinned) either: memory
+ * stops growing while every sample still counts. Returns 0 or -1. */
+int rp_aggregator_init(bool aggregate, size_t max_stacks);
 
 /* Worker thread, or the main thread once the worker has stopped: folds
  * `buf` into the tables and empties it. */

@@ -80,6 +80,16 @@ static int load_flag(const char *name, bool fallback, bool *dst)
     return 0;
 }
 
+static int load_max_stacks(rp_config *cfg)
+{
+    const char *v = getenv("RPERF_MAX_STACKS");
+    cfg->max_stacks = RP_MAX_STACKS_DEFAULT;
+    if (v && (!parse_long(v, &cfg->max_stacks) || cfg->max_stacks < 1 ||
+              cfg->max_stacks > RP_MAX_STACKS_MAX))
+        return invalid("RPERF_MAX_STACKS", v, "an integer from 1 to 100000000");
+    return 0;
+}
+
 int rp_config_load(rp_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
@@ -89,7 +99,7 @@ int rp_config_load(rp_config *cfg)
         load_flag("RPERF_QUIET", false, &cfg->quiet) != 0 ||
         load_flag("RPERF_VERBOSE", false, &cfg->verbose) != 0 ||
         load_flag("RPERF_LINES", RP_LINES_DEFAULT, &cfg->lines) != 0 ||
-        load_flag("RPERF_DEFER", false, &cfg->defer) != 0)
+        load_flag("RPERF_DEFER", false, &cfg->defer) != 0 || load_max_stacks(cfg) != 0)
         return -1;
     return 0;
 }

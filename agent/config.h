@@ -15,6 +15,10 @@
 #define RP_FREQUENCY_MIN 1
 #define RP_FREQUENCY_MAX 10000
 #define RP_FREQUENCY_DEFAULT 1000
+/* RPERF_MAX_STACKS: distinct stacks kept before samples go to the capped
+ * stack (aggregator.h); about 40 MB of tables for stacks 100 frames deep. */
+#define RP_MAX_STACKS_DEFAULT 100000
+#define RP_MAX_STACKS_MAX 100000000
 /* RPERF_LINES default: see README "Line-level profiles" for the measurement. */
 #define RP_LINES_DEFAULT false
 
@@ -28,6 +32,7 @@ typedef struct rp_config {
     bool verbose;
     bool lines;       /* record the line each frame is at */
     bool defer;       /* sample only inside Rperf.profile blocks */
+    long max_stacks;  /* distinct stacks kept (RPERF_MAX_STACKS) */
 } rp_config;
 
 /* Fills `cfg` from the environment. On an invalid value, prints one line

@@ -38,6 +38,19 @@ static uint32_t first_line_of(VALUE frame)
                : 0;
 }
 
+/* The profile's frame for the agent's frame `i`. */
+static uint32_t resolve_frame(rp_profile *p, const rp_aggregate *agg, size_t i)
+{
+    VALUE frame = agg->frames[i];
+    if (frame == RP_CAPPED_FRAME)
+        return rp_profile_frame(p, rp_profile_cstring(p, ""),
+                                rp_profile_cstring(p, RP_CAPPED_FRAME_NAME));
+    uint32_t path = intern_value(p, rb_profile_frame_path(frame), RP_C_METHOD_PATH);
+    uint32_t label = intern_value(p, rb_profile_frame_full_label(frame), "");
+    uint32_t line = agg->lines[i];
+    return rp_profile_line_frame(p, path, label, line, line ? first_line_of(frame) : 0);
+}
+
 /* Frame id of the agent → frame id of the profile. */
 static uint32_t *resolve_frames(rp_profile *p, const rp_aggregate *agg)
 {
@@ -45,11 +58,7 @@ static uint32_t *resolve_frames(rp_profile *p, const rp_aggregate *agg)
     if (!map)
         return NULL;
     for (size_t i = 0; i < agg->frame_count; i++) {
-        VALUE frame = agg->frames[i];
-        uint32_t path = intern_value(p, rb_profile_frame_path(frame), RP_C_METHOD_PATH);
-        uint32_t label = intern_value(p, rb_profile_frame_full_label(frame), "");
-        uint32_t line = agg->lines[i];
-        map[i] = rp_profile_line_frame(p, path, label, line, line ? first_line_of(frame) : 0);
+        map[i] = resolve_frame(p, agg, i);
         if (map[i] == RP_IDX_NONE) {
             free(map);
             return NULL;

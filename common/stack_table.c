@@ -37,6 +37,12 @@ static bool stack_equals(const void *ctx, uint32_t index)
             memcmp(key->t->pool + s->offset, key->frames, key->depth * sizeof(uint32_t)) == 0);
 }
 
+uint32_t rp_stack_table_find(const rp_stack_table *t, const uint32_t *frames, uint32_t depth)
+{
+    struct stack_key key = {t, frames, depth};
+    return rp_idxset_find(&t->index, rp_hash_u32s(frames, depth), stack_equals, &key);
+}
+
 uint32_t rp_stack_table_intern(rp_stack_table *t, const uint32_t *frames, uint32_t depth)
 {
     uint64_t hash = rp_hash_u32s(frames, depth);

@@ -34,6 +34,9 @@ void rp_stack_table_free(rp_stack_table *t);
  * is exhausted. */
 uint32_t rp_stack_table_intern(rp_stack_table *t, const uint32_t *frames, uint32_t depth);
 
+/* Returns the id of the stack, or RP_IDX_NONE when the table lacks it. */
+uint32_t rp_stack_table_find(const rp_stack_table *t, const uint32_t *frames, uint32_t depth);
+
 /* Returns the frames of stack `id` (leaf first) and its depth. */
 const uint32_t *rp_stack_table_get(const rp_stack_table *t, uint32_t id, uint32_t *depth);
 

@@ -1,0 +1,31 @@
+# RPERF_MAX_STACKS: a program that keeps producing new stacks (methods
+# defined with fresh names) fills the stack table up to the cap; beyond
+# it, samples still count, on one "[truncated: too many stacks]" frame
+# under their own thread, and RPERF_VERBOSE says how much went there.
+. "$(dirname "$0")/lib.sh"
+
+cat >churn.rb <<'RUBY'
+require "cpu_burn"
+300.times do |i|
+  m = :"churn_#{i}"
+  Object.define_method(m) { burn_cpu(0.002) }
+  send(m)
+end
+RUBY
+RPERF_MAX_STACKS=50 RPERF_VERBOSE=1 profiled s "$RUBY" churn.rb >out.txt 2>err.txt \
+    || fail "churn.rb: $(cat err.txt)"
+f=$(only_profile s)
+stacks=$("$RUBY" "$CHECK" field "$f" unique_stacks)
+[ "$stacks" -le 51 ] || fail "$stacks distinct stacks kept, cap 50 (+ the truncated one)"
+ms() { awk -v ns="$1" 'BEGIN { printf "%.1f", ns / 1e6 }'; }
+capped=$(ms "$("$RUBY" "$CHECK" weight "$f" "[truncated: too many stacks]")")
+total=$(ms "$("$RUBY" "$CHECK" total "$f")")
+burnt=$(ms "$("$RUBY" "$CHECK" weight "$f" Object#burn_cpu)")
+awk -v c="$capped" 'BEGIN { exit !(c >= 400) }' || fail "only $capped ms on the truncated stack"
+# Every sample still counts: the 600 ms burnt are in the total.
+awk -v t="$total" 'BEGIN { exit !(t >= 600 * 0.9) }' || fail "total $total ms, the program burnt 600"
+"$RUBY" "$CHECK" threads "$f" "[truncated: too many stacks]" | grep -q "^1 " \
+    || fail "the truncated stack is not under thread 1"
+grep -q "went to \[truncated: too many stacks\]: the profile reached RPERF_MAX_STACKS=50" err.txt \
+    || fail "RPERF_VERBOSE did not say so: $(cat err.txt)"
+note "cap 50: $stacks stacks kept, $capped ms truncated, $burnt ms on kept stacks, total $total ms"
