@@ -22,6 +22,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -67,9 +68,12 @@ static atomic_int state = AGENT_OFF;
 static pid_t owner_pid;
 static rp_config cfg;
 static rp_session session;
-static rp_window whole; /* the profile being taken, from its beginning */
+static rp_window whole; /* the profile (with RPERF_INTERVAL: the part) being taken */
 static uint32_t profile_serial;
+static int64_t parts_written; /* RPERF_INTERVAL: parts of this process written */
+static int64_t longest_rotation_ns; /* the longest pause a part cost a Ruby thread */
 static rb_postponed_job_handle_t restart_job = POSTPONED_JOB_HANDLE_INVALID;
+static rb_postponed_job_handle_t rotate_job = POSTPONED_JOB_HANDLE_INVALID;
 
 /* --- starting ------------------------------------------------------------ */
 
@@ -79,6 +83,7 @@ static void begin_profile(void)
 {
     rp_window_begin_empty(&whole);
     whole.profile = ++profile_serial;
+    parts_written = 0;
     owner_pid = getpid();
     rp_fd_reserve_take(session.dir);
     bool paused = rp_defer_pauses();
@@ -120,6 +125,8 @@ static void on_ruby_exit(VALUE unused)
 
 static void on_fork_child(void);
 static void restart_in_fork_child(void *unused);
+static void write_part(void *unused);
+static void ask_for_part(void);
 
 static void start_agent(void)
 {
@@ -143,6 +150,10 @@ static void start_agent(void)
     rp_defer_init(cfg.defer);
     rp_ruby_lib_install(cfg.verbose);
     restart_job = rb_postponed_job_preregister(0, restart_in_fork_child, NULL);
+    if (cfg.interval) {
+        rotate_job = rb_postponed_job_preregister(0, write_part, NULL);
+        rp_worker_set_rotation(cfg.interval * 1000000000LL, ask_for_part);
+    }
     rb_set_end_proc(on_ruby_exit, Qnil);
     pthread_atfork(rp_aggregator_before_fork, rp_aggregator_after_fork_parent, on_fork_child);
     rp_gvl_gc_start(cfg.mode);
@@ -194,6 +205,78 @@ static rp_write_request write_request(const rp_window *window)
     };
 }
 
+/* --- parts (RPERF_INTERVAL) -------------------------------------------------- */
+
+/* A part built on a Ruby thread, written by the worker. */
+typedef struct part {
+    rp_window window; /* the part's own times (no weights) */
+    rp_write_request req;
+    rp_profile profile;
+    bool built;
+} part;
+
+/* Worker thread (or the Ruby thread when the worker is busy): writes the
+ * part and frees it. No Ruby call. */
+static void save_part(void *arg)
+{
+    part *pt = arg;
+    char path[RP_PATH_MAX + 64];
+    if (pt->built) {
+        rp_fd_reserve_give_back(); /* a program out of descriptors */
+        rp_writer_save(&pt->req, &pt->profile, path, sizeof(path));
+        rp_fd_reserve_take(session.dir);
+    }
+    rp_profile_free(&pt->profile);
+    free(pt);
+}
+
+static VALUE build_part(VALUE arg)
+{
+    part *pt = (part *)arg;
+    pt->built = rp_writer_build(&pt->req, &pt->profile) == 0;
+    return Qnil;
+}
+
+/* Postponed job — whichever Ruby thread holds the GVL, at the first
+ * safepoint after an interval ended. Builds the part (resolving frames
+ * needs the GVL), empties the tables — frames of the part are no longer
+ * pinned, so memory stops growing — and leaves the writing to the worker.
+ * The pause a Ruby thread sees is the build; it is measured. */
+static void write_part(void *unused)
+{
+    (void)unused;
+    if (atomic_load(&state) != AGENT_ACTIVE || getpid() != owner_pid)
+        return;
+    int64_t started = rp_monotonic_ns();
+    part *pt = calloc(1, sizeof(*pt));
+    if (!pt)
+        return; /* the interval goes on into the next part */
+    pt->window = whole;
+    pt->req = write_request(&pt->window);
+    pt->req.part = ++parts_written;
+    int raised = 0;
+    rp_aggregator_hold();
+    rb_protect(build_part, (VALUE)pt, &raised);
+    rp_aggregator_clear();
+    rp_window_begin_part(&whole);
+    whole.profile = ++profile_serial; /* windows of the Rperf API restart here too */
+    rp_aggregator_release();
+    int64_t pause = rp_monotonic_ns() - started;
+    if (pause > longest_rotation_ns)
+        longest_rotation_ns = pause;
+    if (!rp_worker_post(save_part, pt))
+        save_part(pt);
+    if (raised)
+        rb_jump_tag(raised);
+}
+
+/* Worker thread: an interval ended. Async-signal-safe. */
+static void ask_for_part(void)
+{
+    rb_postponed_job_trigger(rotate_job);
+    rp_gvl_holder_interrupt();
+}
+
 /* RPERF_VERBOSE: how much time the stack cap sent to the capped stack. */
 static void say_capped(const rp_aggregate *agg)
 {
@@ -221,11 +304,16 @@ static void end_profile(void)
 
     rp_fd_reserve_give_back(); /* for a program out of descriptors */
     rp_write_request req = write_request(&whole);
+    req.part = cfg.interval ? ++parts_written : 0;
     char path[RP_PATH_MAX + 64];
     rp_profile profile;
     bool wrote = rp_writer_build(&req, &profile) == 0;
-    if (cfg.verbose)
+    if (cfg.verbose) {
         say_capped(rp_aggregator_tables());
+        if (cfg.interval)
+            rp_log("%" PRId64 " parts written; the longest pause a part cost a Ruby thread: %.2f ms",
+                   parts_written, (double)longest_rotation_ns / 1e6);
+    }
     rp_aggregator_clear();
     wrote = wrote && rp_writer_save(&req, &profile, path, sizeof(path)) == 0;
     if (cfg.verbose)

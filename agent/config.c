@@ -90,6 +90,16 @@ static int load_max_stacks(rp_config *cfg)
     return 0;
 }
 
+static int load_interval(rp_config *cfg)
+{
+    const char *v = getenv("RPERF_INTERVAL");
+    cfg->interval = 0;
+    if (v && *v && (!parse_long(v, &cfg->interval) || cfg->interval < 1 ||
+                    cfg->interval > RP_INTERVAL_MAX))
+        return invalid("RPERF_INTERVAL", v, "a number of seconds from 1 to 86400");
+    return 0;
+}
+
 int rp_config_load(rp_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
@@ -99,7 +109,8 @@ int rp_config_load(rp_config *cfg)
         load_flag("RPERF_QUIET", false, &cfg->quiet) != 0 ||
         load_flag("RPERF_VERBOSE", false, &cfg->verbose) != 0 ||
         load_flag("RPERF_LINES", RP_LINES_DEFAULT, &cfg->lines) != 0 ||
-        load_flag("RPERF_DEFER", false, &cfg->defer) != 0 || load_max_stacks(cfg) != 0)
+        load_flag("RPERF_DEFER", false, &cfg->defer) != 0 || load_max_stacks(cfg) != 0 ||
+        load_interval(cfg) != 0)
         return -1;
     return 0;
 }

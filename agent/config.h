@@ -19,6 +19,7 @@
  * stack (aggregator.h); about 40 MB of tables for stacks 100 frames deep. */
 #define RP_MAX_STACKS_DEFAULT 100000
 #define RP_MAX_STACKS_MAX 100000000
+#define RP_INTERVAL_MAX 86400
 /* RPERF_LINES default: see README "Line-level profiles" for the measurement. */
 #define RP_LINES_DEFAULT false
 
@@ -33,6 +34,7 @@ typedef struct rp_config {
     bool lines;       /* record the line each frame is at */
     bool defer;       /* sample only inside Rperf.profile blocks */
     long max_stacks;  /* distinct stacks kept (RPERF_MAX_STACKS) */
+    long interval;    /* seconds per profile part (RPERF_INTERVAL), 0: one profile */
 } rp_config;
 
 /* Fills `cfg` from the environment. On an invalid value, prints one line

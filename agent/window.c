@@ -28,6 +28,23 @@ void rp_window_begin_empty(rp_window *w)
     w->user_ns = w->sys_ns = 0;
 }
 
+/* Times, counters and the process's CPU time now; no weights. */
+static void stamp_with_cpu(rp_window *w, size_t fold_dropped)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    rp_window_free(w);
+    stamp(w);
+    w->fold_dropped = fold_dropped;
+    w->user_ns = rp_timeval_ns(ru.ru_utime);
+    w->sys_ns = rp_timeval_ns(ru.ru_stime);
+}
+
+void rp_window_begin_part(rp_window *w)
+{
+    stamp_with_cpu(w, 0);
+}
+
 int rp_window_begin_at(rp_window *w, const rp_aggregate *agg)
 {
     size_t n = agg->samples.count;
@@ -36,13 +53,7 @@ int rp_window_begin_at(rp_window *w, const rp_aggregate *agg)
         return -1;
     for (size_t i = 0; i < n; i++)
         weights[i] = agg->samples.samples[i].weight;
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    rp_window_free(w);
-    stamp(w);
-    w->fold_dropped = agg->dropped;
-    w->user_ns = rp_timeval_ns(ru.ru_utime);
-    w->sys_ns = rp_timeval_ns(ru.ru_stime);
+    stamp_with_cpu(w, agg->dropped);
     w->weights = weights;
     w->count = n;
     return 0;

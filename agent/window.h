@@ -31,6 +31,10 @@ typedef struct rp_window {
  * beginning, when the counters are zero). */
 void rp_window_begin_empty(rp_window *w);
 
+/* GVL held, tables held: a window starting now over tables just emptied
+ * (the next part of a profile, RPERF_INTERVAL). */
+void rp_window_begin_part(rp_window *w);
+
 /* GVL held, tables held (rp_aggregator_hold): a window starting now, at
  * the tables as they are. Returns 0, or -1 when out of memory (`w` is
  * then left as it was). */

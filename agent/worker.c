@@ -30,6 +30,14 @@ static sem_t wake;          /* posted at hand-overs and at stop */
 static sem_t armed;         /* posted by the worker once its timer runs */
 static atomic_bool stopping;
 static atomic_bool ticking = true; /* false while RPERF_DEFER pauses sampling */
+static int64_t rotation_interval_ns; /* RPERF_INTERVAL, 0: none */
+static void (*rotation_due)(void);
+static int64_t next_rotation_ns;    /* worker's own: CLOCK_MONOTONIC */
+/* One job slot from the GVL side to the worker: `posted_job` is set
+ * (release) by the GVL side when empty, cleared by the worker after
+ * running it. */
+static _Atomic(void (*)(void *)) posted_job;
+static void *posted_arg;
 static int timer_signal;    /* 0: the worker is the sleeping ticker */
 static int tick_frequency;
 static struct rusage worker_usage; /* written by the worker as it ends */
@@ -49,17 +57,29 @@ static void fold_handed_over(void)
     }
 }
 
+/* Waits on `wake` until posted, or with intervals until the next one
+ * is due. */
+static void wait_or_rotation(void)
+{
+    if (!rotation_interval_ns) {
+        sem_wait(&wake);
+        return;
+    }
+    struct timespec due = {next_rotation_ns / 1000000000, next_rotation_ns % 1000000000};
+    sem_clockwait(&wake, CLOCK_MONOTONIC, &due);
+}
+
 /* Waits for a hand-over or stop; in sleeping mode also ticks, unless
  * ticking is off, and then starts afresh when it is turned back on. */
 static void wait_for_work(rp_ticker *ticker)
 {
     if (timer_signal) {
-        sem_wait(&wake); /* EINTR at each timer signal is fine */
+        wait_or_rotation(); /* EINTR at each timer signal is fine */
         rp_timer_settle();
         return;
     }
     if (!atomic_load(&ticking)) {
-        sem_wait(&wake);
+        wait_or_rotation();
         if (atomic_load(&ticking))
             rp_ticker_start(ticker, tick_frequency);
         return;
@@ -68,6 +88,30 @@ static void wait_for_work(rp_ticker *ticker)
         rp_sampler_trigger();
         rp_ticker_advance(ticker);
     }
+}
+
+/* Worker: asks for the next part when an interval has passed; intervals
+ * missed while the machine was busy are skipped, not replayed. */
+static void rotate_when_due(void)
+{
+    if (!rotation_interval_ns)
+        return;
+    int64_t now = rp_monotonic_ns();
+    if (now < next_rotation_ns)
+        return;
+    while (next_rotation_ns <= now)
+        next_rotation_ns += rotation_interval_ns;
+    rotation_due();
+}
+
+/* Worker: runs the job the GVL side posted, if any. */
+static void run_posted_job(void)
+{
+    void (*job)(void *) = atomic_load_explicit(&posted_job, memory_order_acquire);
+    if (!job)
+        return;
+    job(posted_arg);
+    atomic_store_explicit(&posted_job, NULL, memory_order_release);
 }
 
 /* The worker owns its timer: it creates it aimed at itself and deletes it
@@ -83,14 +127,18 @@ static void *worker_main(void *arg)
         rp_log("cannot sample: timer_create failed: %s", strerror(errno));
     if (!timer_signal)
         rp_ticker_start(&ticker, tick_frequency);
+    next_rotation_ns = rp_monotonic_ns() + rotation_interval_ns;
     sem_post(&armed);
     while (!atomic_load(&stopping)) {
         rp_sample_buf_prefault();
         wait_for_work(&ticker);
         fold_handed_over();
+        rotate_when_due();
+        run_posted_job();
     }
     rp_timer_stop_signal();
     fold_handed_over();
+    run_posted_job();
     getrusage(RUSAGE_THREAD, &worker_usage); /* read after pthread_join */
     return NULL;
 }
@@ -170,7 +218,25 @@ bool rp_worker_stop(void)
 void rp_worker_forget(void)
 {
     worker_running = false;
+    /* A part the parent's worker had not written is the parent's. */
+    atomic_store(&posted_job, NULL);
     rp_timer_forget();
+}
+
+void rp_worker_set_rotation(int64_t interval_ns, void (*due)(void))
+{
+    rotation_interval_ns = interval_ns;
+    rotation_due = due;
+}
+
+bool rp_worker_post(void (*job)(void *), void *arg)
+{
+    if (!worker_running || atomic_load_explicit(&posted_job, memory_order_acquire))
+        return false;
+    posted_arg = arg;
+    atomic_store_explicit(&posted_job, job, memory_order_release);
+    sem_post(&wake);
+    return true;
 }
 
 void rp_worker_set_ticking(bool on)

@@ -27,6 +27,20 @@ bool rp_worker_stop(void);
 /* Fork child: the worker thread does not exist here; forget it. */
 void rp_worker_forget(void);
 
+/* Main thread at start (GVL held): with `interval_ns` > 0, the worker
+ * calls `due` (async-signal-safe: it triggers a postponed job) each time
+ * an interval has passed, also while sampling is paused (RPERF_INTERVAL).
+ * Counted from each worker's start (a fork child's intervals begin with
+ * its profile). */
+void rp_worker_set_rotation(int64_t interval_ns, void (*due)(void));
+
+/* GVL held: hands `job(arg)` to the worker, which runs it without the GVL
+ * (writing a profile part to disk, off the program's threads). Returns
+ * false when the worker still has an earlier job, or does not run: the
+ * caller then runs it itself. A job handed over is run before the worker
+ * ends. */
+bool rp_worker_post(void (*job)(void *), void *arg);
+
 /* GVL held: ticks at the configured frequency, or none at all (RPERF_DEFER
  * outside Rperf.profile blocks: a paused process gets no tick). Applies to
  * a running worker and to the next one started. */

@@ -228,6 +228,7 @@ static void fill_meta(rp_profile *p, const rp_write_request *req, const rp_aggre
     m->dropped_samples = SINCE(req, dropped_samples) + (int64_t)(agg->dropped - req->window->fold_dropped);
     m->truncated_samples = SINCE(req, truncated_samples);
     m->detected_thread_count = req->detected_threads;
+    m->part = req->part;
     m->start_time_ns = req->window->start_realtime_ns;
     m->duration_ns = rp_monotonic_ns() - req->window->start_monotonic_ns;
     m->total_duration_ns = m->duration_ns;

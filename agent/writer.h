@@ -24,6 +24,7 @@ typedef struct rp_write_request {
     rp_sampler_stats stats;  /* counters now */
     uint32_t detected_threads;
     bool label_pid; /* fork child: every sample carries %pid=<pid> */
+    int64_t part;   /* 0: the whole process; N: its Nth part (RPERF_INTERVAL) */
 } rp_write_request;
 
 #include "../common/profile.h"

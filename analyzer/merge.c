@@ -132,6 +132,9 @@ static int merge_meta(rp_meta *dst, const rp_meta *src, size_t merged_before,
                       const struct id_maps *m)
 {
     bool src_is_root = merged_before == 0 || src->start_time_ns < dst->start_time_ns;
+    int64_t end = src->start_time_ns + src->duration_ns;
+    if (merged_before > 0 && dst->start_time_ns + dst->duration_ns > end)
+        end = dst->start_time_ns + dst->duration_ns;
     if (src_is_root) {
         uint32_t *command = realloc(dst->command, (src->command_len ? src->command_len : 1) *
                                                       sizeof(uint32_t));
@@ -152,10 +155,14 @@ static int merge_meta(rp_meta *dst, const rp_meta *src, size_t merged_before,
     rp_add_saturating(&dst->truncated_samples, src->truncated_samples);
     rp_add_saturating(&dst->user_ns, src->user_ns);
     rp_add_saturating(&dst->sys_ns, src->sys_ns);
-    rp_add_saturating(&dst->process_count, src->process_count);
+    /* The parts of one process after its first (RPERF_INTERVAL) are that
+     * process again. */
+    if (src->part <= 1)
+        rp_add_saturating(&dst->process_count, src->process_count);
     rp_add_saturating(&dst->total_duration_ns, src->total_duration_ns);
-    if (src->duration_ns > dst->duration_ns)
-        dst->duration_ns = src->duration_ns;
+    /* From the earliest start to the latest end of any file: the parts of a
+     * process follow each other. */
+    dst->duration_ns = end - dst->start_time_ns;
     return 0;
 }
 

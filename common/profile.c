@@ -28,6 +28,7 @@ static const rp_int_field meta_fields[] = {
     RP_INT_FIELD(RP_KEY_SYS_NS, rp_meta, sys_ns),
     RP_INT_FIELD(RP_KEY_DROPPED_SAMPLES, rp_meta, dropped_samples),
     RP_INT_FIELD(RP_KEY_TRUNCATED_SAMPLES, rp_meta, truncated_samples),
+    RP_INT_FIELD(RP_KEY_PART, rp_meta, part),
     RP_MERGED_INT_FIELD(RP_KEY_PROCESS_COUNT, rp_meta, process_count),
     RP_MERGED_INT_FIELD(RP_KEY_TOTAL_DURATION_NS, rp_meta, total_duration_ns),
 };

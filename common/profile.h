@@ -84,6 +84,7 @@ typedef struct rp_meta {
     int64_t start_time_ns, duration_ns, user_ns, sys_ns;
     int64_t process_count; /* 1 for one process; the number merged otherwise */
     int64_t total_duration_ns; /* sum over processes (for overhead %) */
+    int64_t part;              /* 0: a whole process; N >= 1: its Nth interval */
     uint32_t rperf_version;    /* string id, or RP_IDX_NONE */
     uint32_t ruby_version;     /* string id, or RP_IDX_NONE */
     uint32_t *command;         /* string ids of argv words */

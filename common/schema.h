@@ -31,6 +31,7 @@
 #define RP_KEY_TRUNCATED_SAMPLES "truncated_samples" /* ext */
 #define RP_KEY_PROCESS_COUNT "process_count"         /* merged files */
 #define RP_KEY_TOTAL_DURATION_NS "total_duration_ns" /* merged files */
+#define RP_KEY_PART "part" /* ext: 0 a whole process, N the Nth part (RPERF_INTERVAL) */
 #define RP_KEY_AGGREGATED_SAMPLES "aggregated_samples"
 #define RP_KEY_RAW_SAMPLES "raw_samples"
 #define RP_KEY_LABEL_SETS "label_sets"

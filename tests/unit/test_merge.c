@@ -78,7 +78,8 @@ static void test_merging_renumbers_and_sums(void **state)
     assert_int_equal(merged.meta.sampling_count, 8);
     assert_int_equal(merged.meta.sampling_time_ns, 2000);
     assert_int_equal(merged.meta.user_ns, 14);
-    assert_int_equal(merged.meta.duration_ns, 80);
+    /* From the root's start (100) to the child's end (200 + 50). */
+    assert_int_equal(merged.meta.duration_ns, 150);
     assert_int_equal(merged.meta.total_duration_ns, 130);
     assert_int_equal(merged.meta.pid, 1);
     assert_int_equal(merged.meta.gc.count, 1);
