@@ -1,19 +1,24 @@
 /*
  * analyzer/cmd_report.c — `rperf-analyze report [--top N] [--lines] PATH...`.
  *
- * Owns: the report subcommand's command line (the shared options, and
- * --by KEY for the time per value of a label); the layouts are report.c's.
+ * Owns: the report subcommand's command line (the shared options, --by
+ * KEY for the time per value of a label, --timeline for the parts in time
+ * order); the layouts are report.c's and timeline.c's.
  */
 #include <getopt.h>
 
+#include <stdbool.h>
+
 #include "commands.h"
 #include "format.h"
+#include "load.h"
 #include "options.h"
 #include "output.h"
 #include "pipeline.h"
 #include "report.h"
+#include "timeline.h"
 
-enum { OPT_BY = 0x2000 };
+enum { OPT_BY = 0x2000, OPT_TIMELINE };
 
 struct by_key {
     const rp_profile *p;
@@ -38,14 +43,42 @@ static int report_by(char *const *paths, int count, const rp_options *o, const c
     return rc == 0 ? RP_EXIT_OK : RP_EXIT_FAILURE;
 }
 
+static int add_row(const rp_profile *one, void *ctx)
+{
+    return rp_timeline_add(ctx, one);
+}
+
+static int write_timeline(rp_out *out, const void *ctx)
+{
+    return rp_timeline_write((rp_timeline *)ctx, out);
+}
+
+/* report --timeline: one row per part read. */
+static int report_timeline(char *const *paths, int count, const rp_options *o)
+{
+    if (o->tag_count > 0)
+        return rp_usage_error("report: --timeline shows the parts as recorded; it takes no "
+                              "--tagfocus/--tagignore");
+    rp_profile merged;
+    rp_timeline t = {0};
+    int rc = rp_load_paths_visit(paths, count, &o->window, &merged, add_row, &t);
+    if (rc == 0)
+        rc = rp_output_to(NULL, "report", false, false, write_timeline, &t);
+    rp_timeline_free(&t);
+    rp_profile_free(&merged);
+    return rc == 0 ? RP_EXIT_OK : RP_EXIT_FAILURE;
+}
+
 static int run_report(int argc, char **argv, rp_options *o)
 {
     static const struct option options[] = {
         RP_SHARED_OPTIONS,
         {"by", required_argument, NULL, OPT_BY},
+        {"timeline", no_argument, NULL, OPT_TIMELINE},
         {NULL, 0, NULL, 0},
     };
     const char *by = NULL;
+    bool timeline = false;
     int c;
     optind = 1;
     opterr = 0;
@@ -55,13 +88,19 @@ static int run_report(int argc, char **argv, rp_options *o)
             return RP_EXIT_USAGE;
         if (c == OPT_BY)
             by = optarg;
+        else if (c == OPT_TIMELINE)
+            timeline = true;
         else if (shared == 0)
             return rp_usage_error("report: unknown option '%s'", argv[optind - 1]);
     }
     if (optind >= argc)
         return rp_usage_error("report: missing PATH (a session directory or profile file)");
+    if (by && timeline)
+        return rp_usage_error("report: --by and --timeline are two different reports");
     if (by)
         return report_by(argv + optind, argc - optind, o, by);
+    if (timeline)
+        return report_timeline(argv + optind, argc - optind, o);
     return rp_pipeline_convert(argv + optind, argc - optind, o, rp_format_named("text"), NULL);
 }
 

@@ -11,11 +11,20 @@
 #define RPERF_ANALYZER_LOAD_H
 
 #include "../common/profile.h"
+#include "timewin.h"
 
 /* Fills `merged` (initialised by this call), with the lines the files
- * have (filter.c may drop them). Returns 0 when at least one profile was
- * read and every named file was good; otherwise -1 after printing why.
- * The caller frees `merged` in both cases. */
-int rp_load_paths(char *const *paths, int count, rp_profile *merged);
+ * have (filter.c may drop them), from the files that overlap `window`
+ * (timewin.h; merged->load says what it kept). Returns 0 when at least
+ * one profile was read and every named file was good; otherwise -1 after
+ * printing why. The caller frees `merged` in both cases. */
+int rp_load_paths(char *const *paths, int count, const rp_time_window *window,
+                  rp_profile *merged);
+
+/* rp_load_paths that also shows `each` every file it merges, as read (the
+ * timeline). `each` returns 0, or -1 to stop with an error (out of memory). */
+typedef int (*rp_load_visit_fn)(const rp_profile *one, void *ctx);
+int rp_load_paths_visit(char *const *paths, int count, const rp_time_window *window,
+                        rp_profile *merged, rp_load_visit_fn each, void *ctx);
 
 #endif

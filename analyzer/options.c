@@ -45,6 +45,17 @@ static int parse_tag_filter(rp_options *o, const char *option, const char *arg, 
     return 1;
 }
 
+static int parse_time_bound(const char *option, const char *arg, rp_time_bound *b)
+{
+    if (rp_time_bound_parse(arg, b) == 0)
+        return 1;
+    return rp_usage_error("%s expects a time (YYYY-MM-DDTHH:MM:SS, local, or with Z or "
+                          "+HH:MM) or a duration back from the newest part (30s, 10m, 2h, "
+                          "1d), got '%s'",
+                          option, arg),
+           -1;
+}
+
 int rp_options_parse(rp_options *o, int c, const char *arg)
 {
     switch (c) {
@@ -57,6 +68,10 @@ int rp_options_parse(rp_options *o, int c, const char *arg)
         return parse_tag_filter(o, "--tagfocus", arg, false);
     case RP_OPT_TAGIGNORE:
         return parse_tag_filter(o, "--tagignore", arg, true);
+    case RP_OPT_SINCE:
+        return parse_time_bound("--since", arg, &o->window.since);
+    case RP_OPT_UNTIL:
+        return parse_time_bound("--until", arg, &o->window.until);
     default:
         return 0;
     }

@@ -14,6 +14,8 @@
 #include <regex.h>
 #include <stdbool.h>
 
+#include "timewin.h"
+
 #define RP_REPORT_TOP_DEFAULT 50
 
 /* --tagfocus / --tagignore KEY=REGEX (or REGEX: any label's value). */
@@ -30,16 +32,20 @@ typedef struct rp_options {
     bool lines; /* per line of code rather than per method (--lines) */
     rp_tag_filter tags[RP_TAG_FILTERS_MAX];
     int tag_count;
+    rp_time_window window; /* --since / --until: which parts are read */
 } rp_options;
 
 /* getopt_long values of the shared options (above any character). */
-enum { RP_OPT_TOP = 0x1000, RP_OPT_LINES, RP_OPT_TAGFOCUS, RP_OPT_TAGIGNORE };
+enum { RP_OPT_TOP = 0x1000, RP_OPT_LINES, RP_OPT_TAGFOCUS, RP_OPT_TAGIGNORE, RP_OPT_SINCE,
+       RP_OPT_UNTIL };
 
 #define RP_SHARED_OPTIONS                                    \
     {"top", required_argument, NULL, RP_OPT_TOP},            \
     {"lines", no_argument, NULL, RP_OPT_LINES},              \
     {"tagfocus", required_argument, NULL, RP_OPT_TAGFOCUS},  \
-    {"tagignore", required_argument, NULL, RP_OPT_TAGIGNORE}
+    {"tagignore", required_argument, NULL, RP_OPT_TAGIGNORE},  \
+    {"since", required_argument, NULL, RP_OPT_SINCE},          \
+    {"until", required_argument, NULL, RP_OPT_UNTIL}
 
 /* The text of the shared options for --help. */
 #define RP_SHARED_OPTIONS_HELP                                                    \
@@ -49,7 +55,11 @@ enum { RP_OPT_TOP = 0x1000, RP_OPT_LINES, RP_OPT_TAGFOCUS, RP_OPT_TAGIGNORE };
     "  --tagfocus KEY=REGEX       keep only samples whose label KEY (thread_seq too)\n" \
     "                             matches REGEX (REGEX alone: any label); repeatable,\n" \
     "                             every one must match\n"                             \
-    "  --tagignore KEY=REGEX      drop samples whose label KEY matches; repeatable\n"
+    "  --tagignore KEY=REGEX      drop samples whose label KEY matches; repeatable\n"  \
+    "  --since TIME, --until TIME read only the parts (RPERF_INTERVAL files) that\n"  \
+    "                             overlap the window: YYYY-MM-DDTHH:MM:SS (local, or\n" \
+    "                             with Z or +HH:MM), or back from the newest part's\n"  \
+    "                             end: 30s, 10m, 2h, 1d\n"
 
 void rp_options_init(rp_options *o);
 void rp_options_free(rp_options *o);

@@ -11,7 +11,7 @@
 int rp_pipeline_load(char *const *paths, int count, const rp_options *o, bool keep_lines,
                      rp_profile *p)
 {
-    if (rp_load_paths(paths, count, p) != 0)
+    if (rp_load_paths(paths, count, &o->window, p) != 0)
         return -1;
     return rp_filter_apply(p, o, keep_lines);
 }

@@ -9,6 +9,7 @@
 
 #include "../common/flatcum.h"
 #include "../common/numfmt.h"
+#include "timewin.h"
 
 /* One row: "  <ms> ms <pct>%  label (path)", or "(path:line)". */
 static void write_row(rp_out *out, const rp_profile *p, const rp_frame_weight *fw, int64_t total)
@@ -49,6 +50,10 @@ int rp_report_write(const rp_profile *p, rp_out *out, int top_n, bool header)
                       p->meta.frequency);
         if (p->meta.process_count > 1)
             rp_out_printf(out, "Processes: %" PRId64 "\n", p->meta.process_count);
+        if (p->load.windowed) {
+            char window[RP_WINDOW_TEXT_MAX];
+            rp_out_printf(out, "Window: %s\n", rp_time_window_text(&p->load, window, sizeof(window)));
+        }
         rp_out_write(out, "\n", 1);
     }
     write_table(out, p, "Flat", fc.flat, fc.flat_count, top_n, fc.total);

@@ -17,6 +17,7 @@
 #include "../common/schema.h"
 #include "../common/vm_state.h"
 #include "report.h"
+#include "timewin.h"
 
 static void pct_line(rp_out *out, const char *value, const char *unit, double pct, const char *label)
 {
@@ -153,6 +154,10 @@ int rp_stat_write(const rp_profile *p, rp_out *out, bool with_report, int top)
     rp_out_puts(out, "\n Performance stats for '");
     write_command(out, p);
     rp_out_puts(out, "':\n\n");
+    if (p->load.windowed) {
+        char window[RP_WINDOW_TEXT_MAX];
+        rp_out_printf(out, "  window: %s\n\n", rp_time_window_text(&p->load, window, sizeof(window)));
+    }
     rp_out_printf(out, "  %14s ms   user\n", rp_fmt_ms(m->user_ns, buf));
     rp_out_printf(out, "  %14s ms   sys\n", rp_fmt_ms(m->sys_ns, buf));
     rp_out_printf(out, "  %14s ms   real\n", rp_fmt_ms(m->duration_ns, buf));

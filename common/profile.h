@@ -95,8 +95,17 @@ typedef struct rp_meta {
     double yjit_ratio;
 } rp_meta;
 
+/* What loading selected (the analyzer's load.c; not in the file format):
+ * with --since/--until, the window and how many files it kept. */
+typedef struct rp_load_facts {
+    bool windowed;
+    int64_t window_from_ns, window_to_ns; /* INT64_MIN / INT64_MAX: open */
+    size_t files_kept, files_outside;
+} rp_load_facts;
+
 typedef struct rp_profile {
     rp_meta meta;
+    rp_load_facts load;
     rp_strtab strings;
     rp_frame *frames;
     size_t frame_count, frames_cap;
