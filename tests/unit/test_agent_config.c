@@ -17,7 +17,7 @@ static void clear_env(void)
 {
     const char *vars[] = {"RPERF_MODE", "RPERF_FREQUENCY", "RPERF_SIGNAL", "RPERF_AGGREGATE",
                           "RPERF_INHERIT", "RPERF_QUIET", "RPERF_VERBOSE", "RPERF_LINES",
-                          "RPERF_DEFER", "RPERF_MAX_STACKS"};
+                          "RPERF_DEFER", "RPERF_MAX_STACKS", "RPERF_INTERVAL"};
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
         unsetenv(vars[i]);
 }
@@ -38,6 +38,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.lines, RP_LINES_DEFAULT);
     assert_false(c.defer);
     assert_int_equal(c.max_stacks, RP_MAX_STACKS_DEFAULT);
+    assert_int_equal(c.interval, 0);
 }
 
 static void test_valid_values(void **state)
@@ -54,8 +55,10 @@ static void test_valid_values(void **state)
     setenv("RPERF_LINES", "1", 1);
     setenv("RPERF_DEFER", "1", 1);
     setenv("RPERF_MAX_STACKS", "50", 1);
+    setenv("RPERF_INTERVAL", "86400", 1);
     assert_int_equal(rp_config_load(&c), 0);
     assert_int_equal(c.max_stacks, 50);
+    assert_int_equal(c.interval, 86400);
     assert_true(c.lines);
     assert_true(c.defer);
     assert_int_equal(c.mode, RP_MODE_WALL);
@@ -103,6 +106,9 @@ static void test_invalid_values_are_refused(void **state)
     expect_invalid("RPERF_MAX_STACKS", "0");
     expect_invalid("RPERF_MAX_STACKS", "100000001");
     expect_invalid("RPERF_MAX_STACKS", "1e6");
+    expect_invalid("RPERF_INTERVAL", "0");
+    expect_invalid("RPERF_INTERVAL", "86401");
+    expect_invalid("RPERF_INTERVAL", "10s");
 }
 
 int main(void)

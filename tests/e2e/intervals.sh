@@ -1,0 +1,90 @@
+# RPERF_INTERVAL: a process writes a part every SECONDS seconds and the
+# rest at exit; each part is a complete profile of its own interval, the
+# parts merge into the whole run (one process), --since/--until select
+# parts, report --timeline lists them; a process killed with SIGKILL keeps
+# the parts it wrote.
+. "$(dirname "$0")/lib.sh"
+
+cat >phases.rb <<'RUBY'
+require "cpu_burn"
+def phase_a = burn_cpu(1.3)
+def phase_b = burn_cpu(1.3)
+phase_a
+phase_b
+RUBY
+RPERF_INTERVAL=1 RPERF_VERBOSE=1 profiled s "$RUBY" phases.rb >out.txt 2>err.txt \
+    || fail "phases.rb: $(cat err.txt)"
+parts=(s/profile-*.json.gz)
+n=${#parts[@]}
+[ "$n" -ge 3 ] && [ "$n" -le 5 ] || fail "$n parts for a run of about 2.7 s at 1 s intervals"
+grep -q "parts written; the longest pause a part cost a Ruby thread:" err.txt \
+    || fail "RPERF_VERBOSE did not report the pause: $(cat err.txt)"
+note "$(grep 'longest pause' err.txt)"
+
+# Each part alone: valid, numbered 1..n in time order (file names sort so).
+i=0
+sum=0
+for f in "${parts[@]}"; do
+    i=$((i + 1))
+    "$RUBY" "$CHECK" schema "$f" >/dev/null || fail "$f is not a valid profile"
+    [ "$("$RUBY" "$CHECK" field "$f" part)" = "$i" ] || fail "$f is not part $i"
+    "$ANALYZE" stat "$f" >/dev/null || fail "stat of part $i alone"
+    sum=$((sum + $("$RUBY" "$CHECK" field "$f" duration_ns)))
+done
+first_start=$("$RUBY" "$CHECK" field "${parts[0]}" start_time_ns)
+last=${parts[$((n - 1))]}
+span=$(($("$RUBY" "$CHECK" field "$last" start_time_ns) + $("$RUBY" "$CHECK" field "$last" duration_ns) - first_start))
+awk -v s="$sum" -v t="$span" 'BEGIN { exit !(s >= t * 0.97 && s <= t * 1.03) }' \
+    || fail "the parts' durations sum to $sum ns, the run spans $span ns"
+note "$n parts, durations summing to $(awk -v s="$sum" 'BEGIN { printf "%.3f", s / 1e9 }') s of a $(awk -v s="$span" 'BEGIN { printf "%.3f", s / 1e9 }') s run"
+
+# Merged: one process, both phases whole.
+"$ANALYZE" convert --json -o merged.json s || fail "merge"
+"$ANALYZE" stat s >stat.txt || fail "stat"
+! grep -q "processes profiled" stat.txt || fail "the parts of one process counted as several: $(cat stat.txt)"
+ms_of() { awk -v ns="$("$RUBY" "$CHECK" weight "$1" "$2")" 'BEGIN { printf "%.1f", ns / 1e6 }'; }
+"$ANALYZE" convert --json -o merged.json.gz s || fail "convert --json"
+for m in Object#phase_a Object#phase_b; do
+    got=$(ms_of merged.json.gz "$m")
+    awk -v g="$got" 'BEGIN { exit !(g >= 1300 * 0.9 && g <= 1300 * 1.1) }' \
+        || fail "merged parts: $m $got ms, truth 1300"
+    note "merged parts: $m $got ms (truth 1300)"
+done
+
+# Time selection and the timeline.
+"$ANALYZE" report --timeline s >timeline.txt || fail "report --timeline"
+[ "$(grep -c " $(basename "${parts[0]}" | cut -d- -f2) " timeline.txt)" = "$n" ] \
+    || fail "the timeline does not list the $n parts: $(cat timeline.txt)"
+"$ANALYZE" report --top 3 --since 1s s >since.txt || fail "report --since 1s"
+grep -q "^Window: .* 2 of $n parts read" since.txt || fail "--since 1s: $(head -n 4 since.txt)"
+! grep -q "Object#phase_a" since.txt || fail "--since 1s kept the first phase"
+# The second after the first part began: before the second part began.
+until=$(date -d "@$((first_start / 1000000000 + 1))" '+%Y-%m-%dT%H:%M:%S')
+"$ANALYZE" stat --until "$until" s >until.txt 2>&1 && grep -q "window: .* 1 of $n parts read" until.txt \
+    || fail "--until $until: $(cat until.txt)"
+rc=0
+"$ANALYZE" stat --since 5x s >bad.txt 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q -- "--since expects a time" bad.txt || fail "--since 5x: exit $rc, $(cat bad.txt)"
+note "--since 1s: 2 of $n parts; --until $until: 1 part; timeline: $n rows"
+
+# SIGKILL: the parts written before are kept, whole and readable.
+cat >forever.rb <<'RUBY'
+require "cpu_burn"
+def busy = burn_cpu(0.05)
+loop { busy }
+RUBY
+# env execs ruby: $! is ruby's own pid.
+env LD_PRELOAD="$PRELOAD" RPERF_SESSION_DIR="$WORK/k" RPERF_QUIET=1 RPERF_INTERVAL=1 \
+    "$RUBY" forever.rb &
+pid=$!
+sleep 3.5
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null || true
+kept=(k/profile-*.json.gz)
+[ "${#kept[@]}" -ge 2 ] || fail "after SIGKILL at 3.5 s: ${#kept[@]} parts kept"
+for f in "${kept[@]}"; do
+    "$RUBY" "$CHECK" schema "$f" >/dev/null || fail "$f (kept after SIGKILL) is not valid"
+done
+busy=$(ms_of "${kept[0]}" Object#busy)
+awk -v b="$busy" 'BEGIN { exit !(b >= 500) }' || fail "part 1 after SIGKILL has only $busy ms of Object#busy"
+note "SIGKILL at 3.5 s: ${#kept[@]} parts kept, part 1 holds $busy ms of Object#busy"
