@@ -5,8 +5,8 @@ require "rperf"
 require "cpu_burn"
 
 def outside = burn_cpu(0.30)
-def inside_a = burn_cpu(0.20)
-def inside_nested = burn_cpu(0.10)
+def inside_a = burn_cpu(0.30)
+def inside_nested = burn_cpu(0.30) # long enough for a loaded machine's coarse ticks
 def other_thread = burn_cpu(0.15)
 
 triggers = -> { Rperf.snapshot[:trigger_count] }
