@@ -1,5 +1,6 @@
 # RPERF_MAX_STACKS: a program that keeps producing new stacks (methods
-# defined with fresh names) fills the stack table up to the cap; beyond
+# compiled afresh by class_eval: new code, new frames) fills the stack
+# table up to the cap; beyond
 # it, samples still count, on one "[truncated: too many stacks]" frame
 # under their own thread, and RPERF_VERBOSE says how much went there.
 . "$(dirname "$0")/lib.sh"
@@ -7,9 +8,8 @@
 cat >churn.rb <<'RUBY'
 require "cpu_burn"
 200.times do |i|
-  m = :"churn_#{i}"
-  Object.define_method(m) { burn_cpu(0.005) }
-  send(m)
+  Object.class_eval("def churn_#{i} = burn_cpu(0.005)")
+  send(:"churn_#{i}")
 end
 RUBY
 RPERF_MAX_STACKS=30 RPERF_VERBOSE=1 profiled s "$RUBY" churn.rb >out.txt 2>err.txt \
