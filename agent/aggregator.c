@@ -89,15 +89,13 @@ static uint32_t find_frame(VALUE v, uint32_t line)
 
 static uint32_t frame_id(VALUE v, uint32_t line)
 {
-    uint64_t hash = frame_hash(v, line);
-    struct frame_key key = {v, line};
-    uint32_t id = rp_idxset_find(&frame_index, hash, frame_equals, &key);
+    uint32_t id = find_frame(v, line);
     if (id != RP_IDX_NONE)
         return id;
     if (reserve_frame() != 0)
         return RP_IDX_NONE;
     id = (uint32_t)tables.frame_count;
-    if (rp_idxset_insert(&frame_index, hash, id) != 0)
+    if (rp_idxset_insert(&frame_index, frame_hash(v, line), id) != 0)
         return RP_IDX_NONE;
     tables.frames[id] = v;
     tables.lines[id] = line;
@@ -112,19 +110,6 @@ static uint32_t line_of(const rp_sample_buf *buf, uint32_t i)
     return buf->has_lines && buf->lines[i] > 0 ? (uint32_t)buf->lines[i] : 0;
 }
 
-/* The stack of the sample's frames once the table is full: only known
- * frames and stacks are looked up; anything new goes to the capped stack. */
-static uint32_t known_stack(const rp_sample_buf *buf, const rp_buffered_sample *s, uint32_t *ids)
-{
-    for (uint32_t d = 0; d < s->depth; d++) {
-        uint32_t i = s->frame_offset + d;
-        ids[d] = find_frame(buf->frames[i], line_of(buf, i));
-        if (ids[d] == RP_IDX_NONE)
-            return RP_IDX_NONE;
-    }
-    return rp_stack_table_find(&tables.stacks, ids, s->depth);
-}
-
 static uint32_t capped_stack(const rp_buffered_sample *s)
 {
     uint32_t frame = frame_id(RP_CAPPED_FRAME, 0);
@@ -133,20 +118,23 @@ static uint32_t capped_stack(const rp_buffered_sample *s)
     return frame == RP_IDX_NONE ? RP_IDX_NONE : rp_stack_table_intern(&tables.stacks, &frame, 1);
 }
 
+/* The sample's stack id. Once the table holds the cap, frames and stacks
+ * are only looked up: anything new goes to the capped stack. */
 static uint32_t stack_of(const rp_sample_buf *buf, const rp_buffered_sample *s)
 {
+    bool full = tables.stacks.count >= stack_cap;
     uint32_t ids[RP_STACK_MAX];
-    if (tables.stacks.count >= stack_cap) {
-        uint32_t known = known_stack(buf, s, ids);
-        return known != RP_IDX_NONE ? known : capped_stack(s);
-    }
     for (uint32_t d = 0; d < s->depth; d++) {
         uint32_t i = s->frame_offset + d;
-        ids[d] = frame_id(buf->frames[i], line_of(buf, i));
+        ids[d] = full ? find_frame(buf->frames[i], line_of(buf, i))
+                      : frame_id(buf->frames[i], line_of(buf, i));
         if (ids[d] == RP_IDX_NONE)
-            return RP_IDX_NONE;
+            return full ? capped_stack(s) : RP_IDX_NONE;
     }
-    return rp_stack_table_intern(&tables.stacks, ids, s->depth);
+    if (!full)
+        return rp_stack_table_intern(&tables.stacks, ids, s->depth);
+    uint32_t known = rp_stack_table_find(&tables.stacks, ids, s->depth);
+    return known != RP_IDX_NONE ? known : capped_stack(s);
 }
 
 static bool fold_sample(const rp_sample_buf *buf, const rp_buffered_sample *s)
