@@ -204,20 +204,29 @@ static VALUE window_data(bool restart, rp_profile *p)
 
 struct data_args {
     bool restart;
+    char *output; /* Rperf.start(output:) at stop, owned; or NULL */
     rp_profile profile;
     VALUE hash;
 };
 
+/* The window's data, also written to `output` when given. */
 static VALUE data_body(VALUE arg)
 {
     struct data_args *a = (struct data_args *)arg;
     a->hash = window_data(a->restart, &a->profile);
+    if (a->output) {
+        int err = rp_profile_write_file(&a->profile, a->output, RP_GZIP_FAST);
+        if (err)
+            rb_syserr_fail(err, a->output);
+    }
     return a->hash;
 }
 
 static VALUE data_free(VALUE arg)
 {
-    rp_profile_free(&((struct data_args *)arg)->profile);
+    struct data_args *a = (struct data_args *)arg;
+    rp_profile_free(&a->profile);
+    free(a->output);
     return Qnil;
 }
 
@@ -341,19 +350,6 @@ static VALUE rperf_start(int argc, VALUE *argv, VALUE self)
     return data;
 }
 
-/* The window's profile, written to Rperf.start(output:) when given. */
-static VALUE stopped_window_data(VALUE arg)
-{
-    struct data_args *a = (struct data_args *)arg;
-    a->hash = window_data(false, &a->profile);
-    if (window_output) {
-        int err = rp_profile_write_file(&a->profile, window_output, RP_GZIP_FAST);
-        if (err)
-            rb_syserr_fail(err, window_output);
-    }
-    return a->hash;
-}
-
 /* Rperf.stop: the window's data, or nil when no window is open. */
 static VALUE rperf_stop(VALUE self)
 {
@@ -361,14 +357,14 @@ static VALUE rperf_stop(VALUE self)
     if (!window_open)
         return Qnil;
     window_open = false;
-    if (!rp_agent_profiling())
-        return Qnil;
-    rp_defer_set_window(false);
-    struct data_args a = {.restart = false};
-    VALUE data = rb_ensure(stopped_window_data, (VALUE)&a, data_free, (VALUE)&a);
-    free(window_output);
+    struct data_args a = {.restart = false, .output = window_output};
     window_output = NULL;
-    return data;
+    if (!rp_agent_profiling()) {
+        free(a.output);
+        return Qnil;
+    }
+    rp_defer_set_window(false);
+    return rb_ensure(data_body, (VALUE)&a, data_free, (VALUE)&a);
 }
 
 /* Rperf.running? */
