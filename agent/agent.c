@@ -72,6 +72,7 @@ static rp_window whole; /* the profile (with RPERF_INTERVAL: the part) being tak
 static uint32_t profile_serial;
 static int64_t parts_written; /* RPERF_INTERVAL: parts of this process written */
 static int64_t longest_rotation_ns; /* the longest pause a part cost a Ruby thread */
+static atomic_long parts_failing; /* parts lost since the last one written */
 static rb_postponed_job_handle_t restart_job = POSTPONED_JOB_HANDLE_INVALID;
 static rb_postponed_job_handle_t rotate_job = POSTPONED_JOB_HANDLE_INVALID;
 
@@ -84,6 +85,7 @@ static void begin_profile(void)
     rp_window_begin_empty(&whole);
     whole.profile = ++profile_serial;
     parts_written = 0;
+    atomic_store(&parts_failing, 0);
     owner_pid = getpid();
     rp_fd_reserve_take(session.dir);
     bool paused = rp_defer_pauses();
@@ -215,16 +217,36 @@ typedef struct part {
     bool built;
 } part;
 
+/* Worker thread or a Ruby thread, possibly both at once: says how writing
+ * a part went. A server whose session directory went away (or whose disk
+ * is full) would otherwise print the same line every interval: the first
+ * failure is printed, the parts lost after it only counted, and the first
+ * part written again says how many were lost. */
+static void report_part(bool saved, const char *why)
+{
+    if (!saved) {
+        if (atomic_fetch_add(&parts_failing, 1) == 0)
+            rp_log("%s (parts of process %ld that cannot be written are counted, not reported)",
+                   why, (long)getpid());
+        return;
+    }
+    long lost = atomic_exchange(&parts_failing, 0);
+    if (lost)
+        rp_log("profile parts of process %ld written again; %ld parts lost", (long)getpid(), lost);
+}
+
 /* Worker thread (or the Ruby thread when the worker is busy): writes the
  * part and frees it. No Ruby call. */
 static void save_part(void *arg)
 {
     part *pt = arg;
     char path[RP_PATH_MAX + 64];
+    char why[RP_PATH_MAX + 256];
     if (pt->built) {
         rp_fd_reserve_give_back(); /* a program out of descriptors */
-        rp_writer_save(&pt->req, &pt->profile, path, sizeof(path));
+        bool saved = rp_writer_save(&pt->req, &pt->profile, path, sizeof(path), why, sizeof(why)) == 0;
         rp_fd_reserve_take(session.dir);
+        report_part(saved, why);
     }
     rp_profile_free(&pt->profile);
     free(pt);
@@ -235,6 +257,22 @@ static VALUE build_part(VALUE arg)
     part *pt = (part *)arg;
     pt->built = rp_writer_build(&pt->req, &pt->profile) == 0;
     return Qnil;
+}
+
+static void carry_thread_labels(rp_thread *t, void *unused)
+{
+    (void)unused;
+    t->label_set = rp_labels_carry(t->label_set);
+}
+
+/* GVL held, tables held and empty: the label store keeps only the sets
+ * still in use, so labels made per request do not pile up (labels.h). */
+static void compact_labels(void)
+{
+    if (rp_labels_compact_begin() != 0)
+        return;
+    rp_threads_each(carry_thread_labels, NULL);
+    rp_labels_compact_end();
 }
 
 /* Postponed job — whichever Ruby thread holds the GVL, at the first
@@ -258,6 +296,7 @@ static void write_part(void *unused)
     rp_aggregator_hold();
     rb_protect(build_part, (VALUE)pt, &raised);
     rp_aggregator_clear();
+    compact_labels();
     rp_window_begin_part(&whole);
     whole.profile = ++profile_serial; /* windows of the Rperf API restart here too */
     rp_aggregator_release();
@@ -284,6 +323,22 @@ static void say_capped(const rp_aggregate *agg)
         rp_log("%zu samples (%.1f ms) went to " RP_CAPPED_FRAME_NAME ": the profile reached "
                "RPERF_MAX_STACKS=%ld distinct stacks",
                agg->capped, (double)agg->capped_weight / 1e6, cfg.max_stacks);
+}
+
+/* GVL held, at exit: writes the profile (or the last part). Unlike a
+ * part's, its failure is always printed: it is the last word. */
+static bool save_last(const rp_write_request *req, const rp_profile *p, char *path, size_t size)
+{
+    char why[RP_PATH_MAX + 256];
+    bool saved = rp_writer_save(req, p, path, size, why, sizeof(why)) == 0;
+    long lost = atomic_load(&parts_failing);
+    if (saved)
+        report_part(true, NULL);
+    else if (lost)
+        rp_log("%s; %ld earlier parts were lost too", why, lost);
+    else
+        rp_log("%s", why);
+    return saved;
 }
 
 /* GVL held, on the thread that ends the process: stops sampling and writes
@@ -315,7 +370,7 @@ static void end_profile(void)
                    parts_written, (double)longest_rotation_ns / 1e6);
     }
     rp_aggregator_clear();
-    wrote = wrote && rp_writer_save(&req, &profile, path, sizeof(path)) == 0;
+    wrote = wrote && save_last(&req, &profile, path, sizeof(path));
     if (cfg.verbose)
         rp_verbose_print(&profile, rp_threads_allocated());
     rp_profile_free(&profile);

@@ -46,17 +46,19 @@ static char *window_output; /* Rperf.start(output:), or NULL */
 
 /* --- labels -------------------------------------------------------------- */
 
-/* Labels given in one call, as strings kept alive on the stack (Ruby's GC
- * scans it) while the store copies them. */
-#define CHANGES_PER_MERGE 32
+/* Labels given in one call, as key and value strings (a nil value
+ * deletes). Converting them runs Ruby code (#to_s), where a part may be
+ * written and the label store compacted (labels.h), so every conversion is
+ * done before any set id is read. Kept on the stack (Ruby's GC scans it),
+ * or in a Ruby array when there are many. */
+#define TEXTS_ON_STACK 16
 
-typedef struct label_call {
-    uint32_t set;  /* the set being built */
+typedef struct label_texts {
     size_t n;
-    VALUE strings[2 * CHANGES_PER_MERGE];
-    rp_label_change changes[CHANGES_PER_MERGE];
-    bool failed;
-} label_call;
+    const VALUE *strings; /* 2n: key, value, ... */
+    VALUE small[2 * TEXTS_ON_STACK];
+    VALUE many; /* the Ruby array behind `strings` when n > TEXTS_ON_STACK */
+} label_texts;
 
 static VALUE text_of(VALUE v)
 {
@@ -65,52 +67,65 @@ static VALUE text_of(VALUE v)
     return RB_TYPE_P(v, T_STRING) ? v : rb_obj_as_string(v);
 }
 
-static void flush_changes(label_call *c)
+static int add_text(VALUE key, VALUE value, VALUE arg)
 {
-    if (c->n == 0 || c->failed)
-        return;
-    uint32_t merged = rp_labels_merge(c->set, c->changes, c->n);
-    if (merged == RP_IDX_NONE)
-        c->failed = true;
-    else
-        c->set = merged;
-    c->n = 0;
-}
-
-static int add_change(VALUE key, VALUE value, VALUE arg)
-{
-    label_call *c = (label_call *)arg;
-    if (c->n == CHANGES_PER_MERGE)
-        flush_changes(c);
+    label_texts *t = (label_texts *)arg;
     VALUE k = text_of(key);
     VALUE v = NIL_P(value) ? Qnil : text_of(value);
-    c->strings[2 * c->n] = k;
-    c->strings[2 * c->n + 1] = v;
-    c->changes[c->n++] = (rp_label_change){
-        .key = RSTRING_PTR(k),
-        .key_len = (size_t)RSTRING_LEN(k),
-        .value = NIL_P(v) ? NULL : RSTRING_PTR(v),
-        .value_len = NIL_P(v) ? 0 : (size_t)RSTRING_LEN(v),
-    };
+    if (t->many) {
+        rb_ary_push(t->many, k);
+        rb_ary_push(t->many, v);
+    } else {
+        t->small[2 * t->n] = k;
+        t->small[2 * t->n + 1] = v;
+    }
+    t->n++;
     return ST_CONTINUE;
 }
 
-/* The thread's current set with the keyword labels `kw` merged in (nil
- * deletes a key); the current set when out of memory. */
-static uint32_t merged_labels(uint32_t current, VALUE kw)
+/* Ruby calls: may raise, may compact the store. */
+static void collect_texts(VALUE kw, label_texts *t)
 {
-    label_call c = {.set = current};
-    if (!NIL_P(kw))
-        rb_hash_foreach(kw, add_change, (VALUE)&c);
-    flush_changes(&c);
-    RB_GC_GUARD(kw);
-    return c.failed ? current : c.set;
+    t->n = 0;
+    t->many = 0;
+    t->strings = t->small;
+    if (NIL_P(kw))
+        return;
+    if (RHASH_SIZE(kw) > TEXTS_ON_STACK)
+        t->many = rb_ary_new_capa(2 * (long)RHASH_SIZE(kw));
+    rb_hash_foreach(kw, add_text, (VALUE)t);
+    if (t->many)
+        t->strings = RARRAY_CONST_PTR(t->many);
+}
+
+/* No Ruby call: set `current` with the texts applied; `current` when out
+ * of memory. */
+static uint32_t merged_labels(uint32_t current, const label_texts *t)
+{
+    uint32_t set = current;
+    rp_label_change changes[TEXTS_ON_STACK];
+    for (size_t done = 0; done < t->n;) {
+        size_t n = 0;
+        for (; n < TEXTS_ON_STACK && done < t->n; n++, done++) {
+            VALUE k = t->strings[2 * done], v = t->strings[2 * done + 1];
+            changes[n] = (rp_label_change){
+                .key = RSTRING_PTR(k),
+                .key_len = (size_t)RSTRING_LEN(k),
+                .value = NIL_P(v) ? NULL : RSTRING_PTR(v),
+                .value_len = NIL_P(v) ? 0 : (size_t)RSTRING_LEN(v),
+            };
+        }
+        set = rp_labels_merge(set, changes, n);
+        if (set == RP_IDX_NONE)
+            return current;
+    }
+    return set;
 }
 
 /* What a labelled block restores when it ends, however it ends. */
 typedef struct block_scope {
     rp_thread *thread;
-    uint32_t previous_set;
+    rp_label_hold *previous; /* the set before the block (labels.h) */
     bool profile_block; /* Rperf.profile: also leave the defer count */
 } block_scope;
 
@@ -127,7 +142,7 @@ static VALUE end_block(VALUE arg)
      * still carry the block's labels. */
     if (s->profile_block && rp_agent_profiling())
         rp_defer_leave(s->thread);
-    s->thread->label_set = s->previous_set;
+    s->thread->label_set = rp_labels_release(s->previous);
     return Qnil;
 }
 
@@ -143,10 +158,17 @@ static VALUE labelled(VALUE kw, bool profile_block)
     rp_thread *t = labelled_thread();
     if (!t)
         return rb_block_given_p() ? rb_yield_values(0) : Qnil;
-    block_scope scope = {t, t->label_set, profile_block};
-    t->label_set = merged_labels(t->label_set, kw);
-    if (!rb_block_given_p())
+    label_texts texts;
+    collect_texts(kw, &texts);
+    if (!rb_block_given_p()) {
+        t->label_set = merged_labels(t->label_set, &texts);
         return Qnil;
+    }
+    block_scope scope = {t, rp_labels_hold(t->label_set), profile_block};
+    if (!scope.previous) /* out of memory: the block runs with the labels it has */
+        return rb_yield_values(0);
+    t->label_set = merged_labels(t->label_set, &texts);
+    RB_GC_GUARD(texts.many);
     if (profile_block)
         rp_defer_enter(t);
     return rb_ensure(run_block, Qnil, end_block, (VALUE)&scope);

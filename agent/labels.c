@@ -108,3 +108,81 @@ void rp_labels_pair(uint32_t set, uint32_t i, const char **key, size_t *key_len,
     *key = rp_strtab_get(&store.strings, pairs[i].key, key_len);
     *value = rp_strtab_get(&store.strings, pairs[i].value, value_len);
 }
+
+/* --- holds and compaction ------------------------------------------------ */
+
+struct rp_label_hold {
+    uint32_t set;
+    rp_label_hold *prev, *next;
+};
+
+static rp_label_hold *holds;       /* held now, doubly linked */
+static rp_label_hold *spare_holds; /* released, kept for the next block */
+static rp_profile fresh;           /* the store being built by a compaction */
+
+rp_label_hold *rp_labels_hold(uint32_t set)
+{
+    rp_label_hold *h = spare_holds;
+    if (h)
+        spare_holds = h->next;
+    else if (!(h = malloc(sizeof(*h))))
+        return NULL;
+    *h = (rp_label_hold){.set = set, .prev = NULL, .next = holds};
+    if (holds)
+        holds->prev = h;
+    holds = h;
+    return h;
+}
+
+uint32_t rp_labels_release(rp_label_hold *h)
+{
+    if (h->prev)
+        h->prev->next = h->next;
+    else
+        holds = h->next;
+    if (h->next)
+        h->next->prev = h->prev;
+    h->next = spare_holds;
+    spare_holds = h;
+    return h->set;
+}
+
+uint32_t rp_labels_carry(uint32_t set)
+{
+    uint32_t count;
+    const rp_label *pairs = pairs_of(set, &count);
+    if (!count)
+        return 0;
+    rp_label *moved = malloc(count * sizeof(*moved));
+    if (!moved)
+        return 0;
+    uint32_t i = 0;
+    for (; i < count; i++) {
+        size_t key_len, value_len;
+        const char *key = rp_strtab_get(&store.strings, pairs[i].key, &key_len);
+        const char *value = rp_strtab_get(&store.strings, pairs[i].value, &value_len);
+        moved[i].key = rp_profile_string(&fresh, key, key_len);
+        moved[i].value = rp_profile_string(&fresh, value, value_len);
+        if (moved[i].key == RP_IDX_NONE || moved[i].value == RP_IDX_NONE)
+            break;
+    }
+    uint32_t carried = i == count ? rp_profile_label_set(&fresh, moved, count) : RP_IDX_NONE;
+    free(moved);
+    return carried == RP_IDX_NONE ? 0 : carried; /* out of memory: the labels are lost */
+}
+
+int rp_labels_compact_begin(void)
+{
+    if (!store_ready || rp_profile_init(&fresh, true) != 0)
+        return -1;
+    for (rp_label_hold *h = holds; h; h = h->next)
+        h->set = rp_labels_carry(h->set);
+    return 0;
+}
+
+void rp_labels_compact_end(void)
+{
+    rp_profile_free(&store);
+    store = fresh;
+    memset(&fresh, 0, sizeof(fresh));
+}

@@ -77,6 +77,7 @@
 #pragma weak rb_hash_aset
 #pragma weak rb_hash_dup
 #pragma weak rb_hash_foreach
+#pragma weak rb_hash_size_num
 #pragma weak rb_hash_new
 #pragma weak rb_intern
 #pragma weak rb_jump_tag

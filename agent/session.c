@@ -88,14 +88,9 @@ int rp_session_open(rp_session *s)
     return 0;
 }
 
-int rp_session_check(const rp_session *s)
+const char *rp_session_unsafe(const rp_session *s)
 {
-    const char *reason = unsafe_reason(s->dir);
-    if (reason) {
-        rp_log("cannot write profile to %s: %s", s->dir, reason);
-        return -1;
-    }
-    return 0;
+    return unsafe_reason(s->dir);
 }
 
 int rp_session_profile_path(const rp_session *s, pid_t pid, int64_t start_ns, char *buf,

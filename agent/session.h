@@ -28,9 +28,8 @@ typedef struct rp_session {
  * after one line on stderr naming the problem. */
 int rp_session_open(rp_session *s);
 
-/* Checks the directory is still safe to write to; on failure prints one
- * line and returns -1. */
-int rp_session_check(const rp_session *s);
+/* NULL while the directory is still safe to write to, else why not. */
+const char *rp_session_unsafe(const rp_session *s);
 
 /* profile-<pid>-<start_ns>.json.gz inside the directory. */
 int rp_session_profile_path(const rp_session *s, pid_t pid, int64_t start_ns, char *buf,

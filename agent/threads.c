@@ -20,6 +20,7 @@ static _Atomic(rp_thread *) free_records;
 static uint32_t generation = 1;
 static uint32_t next_thread_seq = 1;
 static size_t records_allocated;
+static rp_thread *all_records; /* linked by next_record; only grows, GVL held */
 
 /* EXITED hook — runs on the exiting thread WITHOUT the GVL. Touches only the
  * thread's own record, the atomic free list, and gvl_holder's lock. */
@@ -86,6 +87,8 @@ rp_thread *rp_threads_current(bool *is_new)
             if (!t)
                 return NULL;
             records_allocated++;
+            t->next_record = all_records;
+            all_records = t;
         }
         rb_internal_thread_specific_set(thread, thread_key, t);
         t->label_set = 0;
@@ -110,6 +113,12 @@ rp_thread *rp_threads_find(VALUE thread)
 {
     rp_thread *t = rb_internal_thread_specific_get(thread, thread_key);
     return t && t->generation == generation ? t : NULL;
+}
+
+void rp_threads_each(void (*fn)(rp_thread *t, void *arg), void *arg)
+{
+    for (rp_thread *t = all_records; t; t = t->next_record)
+        fn(t, arg);
 }
 
 size_t rp_threads_allocated(void)

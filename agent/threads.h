@@ -31,6 +31,7 @@ typedef struct rp_thread {
     uint32_t profile_depth; /* Rperf.profile blocks the thread is inside */
     VALUE thread;         /* the Ruby Thread (not marked: only compared) */
     struct rp_thread *next_free;
+    struct rp_thread *next_record; /* every record ever allocated */
 } rp_thread;
 
 /* Main thread, GVL held: creates the storage key and the exit hook.
@@ -46,6 +47,9 @@ rp_thread *rp_threads_current(bool *is_new);
 /* Any context (thread event hooks without the GVL included): the record of
  * `thread` if it has a current one, else NULL. Never allocates. */
 rp_thread *rp_threads_find(VALUE thread);
+
+/* GVL held: calls fn on every record, of live and exited threads alike. */
+void rp_threads_each(void (*fn)(rp_thread *t, void *arg), void *arg);
 
 /* Records allocated so far (exited threads' records are reused). */
 size_t rp_threads_allocated(void);

@@ -258,18 +258,21 @@ int rp_writer_build(const rp_write_request *req, rp_profile *p)
 }
 
 int rp_writer_save(const rp_write_request *req, const rp_profile *p, char *path_out,
-                   size_t path_size)
+                   size_t path_size, char *why, size_t why_size)
 {
-    if (rp_session_check(req->session) != 0)
+    const char *unsafe = rp_session_unsafe(req->session);
+    if (unsafe) {
+        snprintf(why, why_size, "cannot write profile to %s: %s", req->session->dir, unsafe);
         return -1;
+    }
     if (rp_session_profile_path(req->session, getpid(), req->window->start_realtime_ns, path_out,
                                 path_size) != 0) {
-        rp_log("cannot write profile: session directory path too long");
+        snprintf(why, why_size, "cannot write profile: session directory path too long");
         return -1;
     }
     int err = rp_profile_write_file(p, path_out, RP_GZIP_FAST);
     if (err) {
-        rp_log("cannot write profile %s: %s", path_out, strerror(err));
+        snprintf(why, why_size, "cannot write profile %s: %s", path_out, strerror(err));
         return -1;
     }
     return 0;

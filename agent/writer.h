@@ -35,9 +35,10 @@ typedef struct rp_write_request {
  * (one line already printed; `p` is then empty but must still be freed). */
 int rp_writer_build(const rp_write_request *req, rp_profile *p);
 
-/* Writes `p` into the session directory. Returns 0 or -1 (one line already
- * printed). *path_out receives the file name. */
+/* Writes `p` into the session directory. Returns 0, or -1 with what went
+ * wrong (the file or directory and why) in why[]; printing it is the
+ * caller's choice. *path_out receives the file name. */
 int rp_writer_save(const rp_write_request *req, const rp_profile *p, char *path_out,
-                   size_t path_size);
+                   size_t path_size, char *why, size_t why_size);
 
 #endif

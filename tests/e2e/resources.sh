@@ -29,3 +29,32 @@ f=$(only_profile s)
 ms=$(awk -v ns="$("$RUBY" "$CHECK" weight "$f" Object#burn_cpu)" 'BEGIN { printf "%.1f", ns / 1e6 }')
 awk -v m="$ms" 'BEGIN { exit !(m >= 180 && m <= 220) }' || fail "Object#burn_cpu: $ms ms, truth 200"
 note "out of descriptors at exit: profile written, Object#burn_cpu $ms ms (truth 200)"
+
+# The session directory removed under a server that writes parts: the
+# first part lost is reported, the next ones only counted (not a line per
+# interval), and once the directory is back the next part written says how
+# many were lost.
+cat >gone.rb <<'RUBY'
+require "cpu_burn"
+require "fileutils"
+dir = ENV.fetch("RPERF_SESSION_DIR")
+clock = -> { Process.clock_gettime(Process::CLOCK_MONOTONIC) }
+burn_cpu(0.05) while Dir.glob("#{dir}/profile-*.json.gz").empty?
+FileUtils.rm_rf(dir)
+removed = clock.()
+burn_cpu(0.05) while clock.() < removed + 2.2 # two interval boundaries at least
+Dir.mkdir(dir, 0o700)
+burn_cpu(0.3)
+RUBY
+RPERF_INTERVAL=1 profiled "$WORK/g" "$RUBY" gone.rb 2>gone.err || fail "gone.rb: $(cat gone.err)"
+[ "$(grep -c "cannot write profile" gone.err)" = 1 ] \
+    || fail "a removed session directory should be reported once: $(cat gone.err)"
+grep -q "cannot write profile to $WORK/g: No such file or directory (parts of process [0-9]* that cannot be written are counted, not reported)" gone.err \
+    || fail "the report does not name the directory and the reason: $(cat gone.err)"
+lost=$(sed -n 's/.*written again; \([0-9]*\) parts lost$/\1/p' gone.err)
+[ -n "$lost" ] && [ "$lost" -ge 2 ] || fail "no 'written again; N parts lost' (N >= 2): $(cat gone.err)"
+[ "$(wc -l <gone.err)" = 2 ] || fail "the agent printed more than two lines: $(cat gone.err)"
+last=$(only_profile g)
+part=$("$RUBY" "$CHECK" field "$last" part)
+[ "$part" -ge $((lost + 2)) ] || fail "the part written after $lost lost is part $part"
+note "session directory removed: reported once, $lost parts lost, part $part written when it came back"

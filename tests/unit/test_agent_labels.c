@@ -1,7 +1,8 @@
 /*
  * Unit tests for agent/labels: the label set store behind Rperf.label —
  * merging, overriding, deleting, one id per distinct set whatever the
- * order, many keys in one change, and reading the pairs back.
+ * order, many keys in one change, reading the pairs back, and compaction
+ * between parts (only held and carried sets survive, renumbered).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -118,6 +119,74 @@ static void test_many_keys_and_binary_values(void **state)
     assert_memory_equal(v, "a\0b", 3);
 }
 
+/* A request id per set, as a server labelling each request would make. */
+static uint32_t request_set(uint32_t base, int id)
+{
+    char value[16];
+    snprintf(value, sizeof(value), "%d", id);
+    rp_label_change c = set("request", value);
+    return rp_labels_merge(base, &c, 1);
+}
+
+static void test_compaction_keeps_sets_in_use(void **state)
+{
+    (void)state;
+    rp_label_change ep = set("endpoint", "GET /users");
+    uint32_t outer = rp_labels_merge(0, &ep, 1);
+    /* A block labelled inside `outer` holds it; the thread's current set
+     * is a request's; thousands of other requests' sets are done with. */
+    rp_label_hold *held = rp_labels_hold(outer);
+    assert_non_null(held);
+    uint32_t current = 0;
+    for (int i = 0; i < 5000; i++)
+        current = request_set(outer, i);
+    assert_true(rp_labels_set_count() > 5000);
+
+    assert_int_equal(rp_labels_compact_begin(), 0);
+    current = rp_labels_carry(current);
+    rp_labels_compact_end();
+    /* {}, the held set and the current one. */
+    assert_int_equal(rp_labels_set_count(), 3);
+    assert_string_equal(value_of(current, "request"), "4999");
+    assert_string_equal(value_of(current, "endpoint"), "GET /users");
+    uint32_t restored = rp_labels_release(held);
+    assert_int_equal(rp_labels_pair_count(restored), 1);
+    assert_string_equal(value_of(restored, "endpoint"), "GET /users");
+    /* Merging after a compaction finds the carried sets. */
+    assert_int_equal(request_set(restored, 4999), current);
+    assert_int_equal(rp_labels_merge(0, &ep, 1), restored);
+
+    /* A released hold is not carried by the next compaction. */
+    assert_int_equal(rp_labels_compact_begin(), 0);
+    assert_int_equal(rp_labels_carry(0), 0);
+    rp_labels_compact_end();
+    assert_int_equal(rp_labels_set_count(), 1);
+    assert_int_equal(rp_labels_pair_count(0), 0);
+}
+
+static void test_holds_released_in_any_order(void **state)
+{
+    (void)state;
+    /* Fibers can end labelled blocks out of order. */
+    uint32_t sets[4];
+    rp_label_hold *holds[4];
+    for (int i = 0; i < 4; i++) {
+        sets[i] = request_set(0, 100 + i);
+        holds[i] = rp_labels_hold(sets[i]);
+    }
+    assert_int_equal(rp_labels_release(holds[1]), sets[1]);
+    assert_int_equal(rp_labels_compact_begin(), 0);
+    rp_labels_compact_end();
+    assert_int_equal(rp_labels_set_count(), 4); /* {} and the three still held */
+    const int order[] = {3, 0, 2};
+    for (int i = 0; i < 3; i++) {
+        uint32_t s = rp_labels_release(holds[order[i]]);
+        char want[16];
+        snprintf(want, sizeof(want), "%d", 100 + order[i]);
+        assert_string_equal(value_of(s, "request"), want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -125,6 +194,8 @@ int main(void)
         cmocka_unit_test(test_merge_override_delete),
         cmocka_unit_test(test_one_id_per_set),
         cmocka_unit_test(test_many_keys_and_binary_values),
+        cmocka_unit_test(test_compaction_keeps_sets_in_use),
+        cmocka_unit_test(test_holds_released_in_any_order),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
