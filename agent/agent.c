@@ -71,7 +71,8 @@ static rp_session session;
 static rp_window whole; /* the profile (with RPERF_INTERVAL: the part) being taken */
 static uint32_t profile_serial;
 static int64_t parts_written; /* RPERF_INTERVAL: parts of this process written */
-static int64_t longest_rotation_ns; /* the longest pause a part cost a Ruby thread */
+/* The pauses parts cost a Ruby thread (RPERF_VERBOSE). */
+static int64_t longest_rotation_ns, total_rotation_ns, rotations;
 static atomic_long parts_failing; /* parts lost since the last one written */
 static rb_postponed_job_handle_t restart_job = POSTPONED_JOB_HANDLE_INVALID;
 static rb_postponed_job_handle_t rotate_job = POSTPONED_JOB_HANDLE_INVALID;
@@ -85,6 +86,7 @@ static void begin_profile(void)
     rp_window_begin_empty(&whole);
     whole.profile = ++profile_serial;
     parts_written = 0;
+    longest_rotation_ns = total_rotation_ns = rotations = 0;
     atomic_store(&parts_failing, 0);
     owner_pid = getpid();
     rp_fd_reserve_take(session.dir);
@@ -303,6 +305,8 @@ static void write_part(void *unused)
     int64_t pause = rp_monotonic_ns() - started;
     if (pause > longest_rotation_ns)
         longest_rotation_ns = pause;
+    total_rotation_ns += pause;
+    rotations++;
     if (!rp_worker_post(save_part, pt))
         save_part(pt);
     if (raised)
@@ -366,8 +370,10 @@ static void end_profile(void)
     if (cfg.verbose) {
         say_capped(rp_aggregator_tables());
         if (cfg.interval)
-            rp_log("%" PRId64 " parts written; the longest pause a part cost a Ruby thread: %.2f ms",
-                   parts_written, (double)longest_rotation_ns / 1e6);
+            rp_log("%" PRId64 " parts written; the pause a part cost a Ruby thread: mean %.2f ms, "
+                   "longest %.2f ms",
+                   parts_written, rotations ? (double)total_rotation_ns / (double)rotations / 1e6 : 0.0,
+                   (double)longest_rotation_ns / 1e6);
     }
     rp_aggregator_clear();
     wrote = wrote && save_last(&req, &profile, path, sizeof(path));
