@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "agent.h"
 #include "aggregator.h"
 #include "config.h"
@@ -71,8 +72,10 @@ static rp_session session;
 static rp_window whole; /* the profile (with RPERF_INTERVAL: the part) being taken */
 static uint32_t profile_serial;
 static int64_t parts_written; /* RPERF_INTERVAL: parts of this process written */
-/* The pauses parts cost a Ruby thread (RPERF_VERBOSE). */
-static int64_t longest_rotation_ns, total_rotation_ns, rotations;
+/* The pauses parts cost a Ruby thread (RPERF_VERBOSE), in wall time and
+ * in the thread's CPU time: on a busy machine the wall time also holds
+ * the stretches the kernel ran other processes. */
+static int64_t longest_rotation_ns, total_rotation_ns, total_rotation_cpu_ns, rotations;
 static atomic_long parts_failing; /* parts lost since the last one written */
 static rb_postponed_job_handle_t restart_job = POSTPONED_JOB_HANDLE_INVALID;
 static rb_postponed_job_handle_t rotate_job = POSTPONED_JOB_HANDLE_INVALID;
@@ -86,7 +89,7 @@ static void begin_profile(void)
     rp_window_begin_empty(&whole);
     whole.profile = ++profile_serial;
     parts_written = 0;
-    longest_rotation_ns = total_rotation_ns = rotations = 0;
+    longest_rotation_ns = total_rotation_ns = total_rotation_cpu_ns = rotations = 0;
     atomic_store(&parts_failing, 0);
     owner_pid = getpid();
     rp_fd_reserve_take(session.dir);
@@ -287,7 +290,7 @@ static void write_part(void *unused)
     (void)unused;
     if (atomic_load(&state) != AGENT_ACTIVE || getpid() != owner_pid)
         return;
-    int64_t started = rp_monotonic_ns();
+    int64_t started = rp_monotonic_ns(), started_cpu = rp_clock_ns(CLOCK_THREAD_CPUTIME_ID);
     part *pt = calloc(1, sizeof(*pt));
     if (!pt)
         return; /* the interval goes on into the next part */
@@ -306,6 +309,7 @@ static void write_part(void *unused)
     if (pause > longest_rotation_ns)
         longest_rotation_ns = pause;
     total_rotation_ns += pause;
+    total_rotation_cpu_ns += rp_clock_ns(CLOCK_THREAD_CPUTIME_ID) - started_cpu;
     rotations++;
     if (!rp_worker_post(save_part, pt))
         save_part(pt);
@@ -327,6 +331,11 @@ static void say_capped(const rp_aggregate *agg)
         rp_log("%zu samples (%.1f ms) went to " RP_CAPPED_FRAME_NAME ": the profile reached "
                "RPERF_MAX_STACKS=%ld distinct stacks",
                agg->capped, (double)agg->capped_weight / 1e6, cfg.max_stacks);
+}
+
+static double mean_ms(int64_t total_ns, int64_t count)
+{
+    return count ? (double)total_ns / (double)count / 1e6 : 0.0;
 }
 
 /* GVL held, at exit: writes the profile (or the last part). Unlike a
@@ -370,10 +379,10 @@ static void end_profile(void)
     if (cfg.verbose) {
         say_capped(rp_aggregator_tables());
         if (cfg.interval)
-            rp_log("%" PRId64 " parts written; the pause a part cost a Ruby thread: mean %.2f ms, "
-                   "longest %.2f ms",
-                   parts_written, rotations ? (double)total_rotation_ns / (double)rotations / 1e6 : 0.0,
-                   (double)longest_rotation_ns / 1e6);
+            rp_log("%" PRId64 " parts written; the pause a part cost a Ruby thread: mean %.2f ms "
+                   "(%.2f ms of its CPU time), longest %.2f ms",
+                   parts_written, mean_ms(total_rotation_ns, rotations),
+                   mean_ms(total_rotation_cpu_ns, rotations), (double)longest_rotation_ns / 1e6);
     }
     rp_aggregator_clear();
     wrote = wrote && save_last(&req, &profile, path, sizeof(path));

@@ -121,10 +121,10 @@ int cmd_diff(int argc, char **argv)
         goto out;
     status = RP_EXIT_FAILURE;
     loaded_base = true;
-    if (rp_pipeline_load(a.base, a.base_count, &a.o, false, &base) != 0)
+    if (rp_pipeline_load(a.base, a.base_count, &a.o, false, false, &base) != 0)
         goto out;
     loaded_target = true;
-    if (rp_pipeline_load(a.target, a.target_count, &a.o, false, &target) != 0)
+    if (rp_pipeline_load(a.target, a.target_count, &a.o, false, false, &target) != 0)
         goto out;
     if (a.html) {
         struct diff_page pg = {&base, &target};

@@ -35,7 +35,7 @@ static int write_by(rp_out *out, const void *ctx)
 static int report_by(char *const *paths, int count, const rp_options *o, const char *key)
 {
     rp_profile profile;
-    int rc = rp_pipeline_load(paths, count, o, false, &profile);
+    int rc = rp_pipeline_load(paths, count, o, false, false, &profile);
     struct by_key b = {&profile, key};
     if (rc == 0)
         rc = rp_output_to(NULL, "report", false, false, write_by, &b);

@@ -56,7 +56,7 @@ static int run_stat(int argc, char **argv, rp_options *opts)
         return rp_usage_error("stat: missing PATH (a session directory or profile file)");
 
     rp_profile profile;
-    int rc = rp_pipeline_load(argv + optind, argc - optind, opts, false, &profile);
+    int rc = rp_pipeline_load(argv + optind, argc - optind, opts, false, false, &profile);
     if (rc == 0)
         rc = print_summary(&profile, with_report, opts);
     rp_profile_free(&profile);

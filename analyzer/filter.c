@@ -34,6 +34,8 @@ static int drop_lines(rp_profile *p)
         rp_error("%s", err);
         return -1;
     }
+    methods.load = p->load; /* what loading selected, slots included */
+    p->load = (rp_load_facts){0};
     rp_profile_free(p);
     *p = methods;
     return 0;

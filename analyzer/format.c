@@ -21,18 +21,18 @@ static int encode_json(const rp_profile *p, rp_out *out, const rp_options *o)
 }
 
 const rp_format rp_formats[] = {
-    {"pprof", {".pb.gz", NULL}, true, RP_GZIP, true,
+    {"pprof", {".pb.gz", NULL}, true, RP_GZIP, true, false,
      "gzip-compressed profile.proto (go tool pprof)", rp_pprof_write},
-    {"collapsed", {".collapsed", NULL}, false, RP_UNCOMPRESSED, false,
+    {"collapsed", {".collapsed", NULL}, false, RP_UNCOMPRESSED, false, false,
      "bottom;...;leaf weight lines (FlameGraph, speedscope)", rp_collapsed_write},
-    {"text", {".txt", NULL}, false, RP_UNCOMPRESSED, false,
+    {"text", {".txt", NULL}, false, RP_UNCOMPRESSED, false, false,
      "the text report", rp_text_write},
     /* before "json": its extension ends in .json too */
-    {"speedscope", {".speedscope.json", NULL}, false, RP_UNCOMPRESSED, false,
+    {"speedscope", {".speedscope.json", NULL}, false, RP_UNCOMPRESSED, false, false,
      "speedscope's JSON, one sampled profile per thread (speedscope.app)", rp_speedscope_write},
-    {"json", {".json", ".json.gz", NULL}, false, RP_GZIP_IF_NAMED_GZ, true,
+    {"json", {".json", ".json.gz", NULL}, false, RP_GZIP_IF_NAMED_GZ, true, false,
      "one merged profile in the agent's format", encode_json},
-    {"html", {".html", ".htm", NULL}, false, RP_UNCOMPRESSED, false,
+    {"html", {".html", ".htm", NULL}, false, RP_UNCOMPRESSED, false, true,
      "a self-contained flame-graph viewer page (offline)", rp_html_write},
 };
 const size_t rp_format_count = sizeof(rp_formats) / sizeof(rp_formats[0]);

@@ -5,8 +5,8 @@
  * (--NAME, --format NAME), the file extensions that choose it for -o (as
  * the gem maps them; anything else is pprof), whether it is binary (then
  * refused on a terminal) and gzip-compressed, whether it carries a
- * profile's lines whatever --lines says, one line of help, and its
- * encoder. Adding a format is an encoder file and a row here.
+ * profile's lines whatever --lines says, whether it shows time (the
+ * viewer's time strip), one line of help, and its encoder. Adding a format is an encoder file and a row here.
  */
 #ifndef RPERF_ANALYZER_FORMAT_H
 #define RPERF_ANALYZER_FORMAT_H
@@ -34,6 +34,7 @@ typedef struct rp_format {
     bool binary;
     rp_compression compression;
     bool keeps_lines;
+    bool time_slots; /* keeps each file's stretch of time apart (load.h) */
     const char *help;
     rp_encoder encode;
 } rp_format;

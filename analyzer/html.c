@@ -15,12 +15,18 @@
  *   nodes        [parent, frame] per call tree node after the root (node 0)
  *   leaves       [node, thread_seq, label_set, weight_ns] per weight
  *                ending at a node
+ *   slots        [start_ns, duration_ns] per file read, when some file is
+ *                a part (RPERF_INTERVAL): the time strip; starts from
+ *   slots_origin_ns  the earliest start (Unix time: JavaScript's numbers
+ *                are exact to 2^53 only). Each label set then has
+ *                RP_SLOT_LABEL = the index of its file's slot.
  *
  * written with '<', '>' and '&' escaped so nothing in it ends the
  * <script> element it sits in.
  */
 #include "html.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,6 +120,26 @@ static void write_diff(rp_json *j, const page_writer *w)
     rp_json_end_object(j);
 }
 
+/* The files' stretches of time, for the time strip: only for parts,
+ * whose times say how the profile changed over the run. */
+static void write_slots(rp_json *j, const rp_profile *p)
+{
+    if (!p->load.has_parts || p->load.slot_count < 2)
+        return;
+    int64_t origin = INT64_MAX;
+    for (size_t i = 0; i < p->load.slot_count; i++)
+        if (p->load.slots[i].start_ns < origin)
+            origin = p->load.slots[i].start_ns;
+    rp_json_member_int(j, "slots_origin_ns", origin);
+    rp_json_key(j, "slots");
+    rp_json_begin_array(j);
+    for (size_t i = 0; i < p->load.slot_count; i++) {
+        rp_json_int(j, p->load.slots[i].start_ns - origin);
+        rp_json_int(j, p->load.slots[i].duration_ns);
+    }
+    rp_json_end_array(j);
+}
+
 static int write_data(rp_out *out, const page_writer *w)
 {
     const rp_profile *p = w->page.p;
@@ -138,6 +164,7 @@ static int write_data(rp_out *out, const page_writer *w)
     write_frames(&j, p);
     write_label_sets(&j, p);
     write_tree(&j, p, &w->tree);
+    write_slots(&j, p);
     write_diff(&j, w);
     rp_json_end_object(&j);
     return 0;

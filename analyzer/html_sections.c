@@ -250,6 +250,8 @@ static int collect_tags(const rp_profile *p, tag_values *t)
     for (size_t s = 0; rc == 0 && s < p->label_set_count; s++)
         for (uint32_t i = 0; rc == 0 && i < p->label_sets[s].count; i++) {
             uint32_t key = p->labels[p->label_sets[s].first + i].key;
+            if (strcmp(rp_profile_str(p, key), RP_SLOT_LABEL) == 0)
+                continue; /* the loader's, for the time strip: no label of the program */
             size_t k = 0;
             while (k < key_count && keys[k] != key)
                 k++;

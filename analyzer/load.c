@@ -28,6 +28,7 @@ struct loader {
     int64_t newest_end_ns;
     rp_load_visit_fn each; /* or NULL */
     void *each_ctx;
+    bool time_slots; /* label each file's samples with its slot */
 };
 
 /* Whether the file read into `one` is in the window (counted either way). */
@@ -51,6 +52,23 @@ static void note_end(struct loader *l, const rp_profile *one)
         l->newest_end_ns = end;
 }
 
+/* Merges one file, with its time slot when asked for. */
+static int merge_file(struct loader *l, const rp_profile *one, char *err)
+{
+    if (!l->time_slots)
+        return rp_merge_into(l->merged, one, l->loaded, true, err);
+    rp_load_facts *f = &l->merged->load;
+    char slot[24];
+    snprintf(slot, sizeof(slot), "%zu", f->slot_count);
+    if (RP_VEC_RESERVE(f->slots, f->slots_cap, f->slot_count + 1) != 0) {
+        snprintf(err, RP_READ_ERROR_MAX, "out of memory");
+        return -1;
+    }
+    f->slots[f->slot_count++] = (rp_time_slot){one->meta.start_time_ns, one->meta.duration_ns};
+    f->has_parts = f->has_parts || one->meta.part > 0;
+    return rp_merge_into_labelled(l->merged, one, l->loaded, true, RP_SLOT_LABEL, slot, err);
+}
+
 /* Merges the file read into `one` when it is in the window. Returns 0 or
  * -1 (err filled). */
 static int take(struct loader *l, const rp_profile *one, char *err)
@@ -66,7 +84,7 @@ static int take(struct loader *l, const rp_profile *one, char *err)
         l->broken = true;
         return -1;
     }
-    if (rp_merge_into(l->merged, one, l->loaded, true, err) != 0) {
+    if (merge_file(l, one, err) != 0) {
         /* The merged tables may hold part of this file: stop here. */
         l->broken = true;
         return -1;
@@ -212,23 +230,30 @@ static void say_nothing_loaded(const struct loader *l)
                  f->window_to_ns == INT64_MAX ? "(end)" : rp_time_format(f->window_to_ns, to, sizeof(to)));
 }
 
-int rp_load_paths(char *const *paths, int count, const rp_time_window *window,
+static int load_paths(char *const *paths, int count, const rp_time_window *window,
+                      struct loader *l)
+{
+    if (rp_profile_init(l->merged, true) != 0) {
+        rp_error("out of memory");
+        return -1;
+    }
+    resolve_window(l, paths, count, window);
+    load_all(l, paths, count);
+    if (l->loaded == 0 && !l->failed)
+        say_nothing_loaded(l);
+    return l->loaded > 0 && !l->failed && !l->broken ? 0 : -1;
+}
+
+int rp_load_paths(char *const *paths, int count, const rp_time_window *window, bool time_slots,
                   rp_profile *merged)
 {
-    return rp_load_paths_visit(paths, count, window, merged, NULL, NULL);
+    struct loader l = {.merged = merged, .time_slots = time_slots};
+    return load_paths(paths, count, window, &l);
 }
 
 int rp_load_paths_visit(char *const *paths, int count, const rp_time_window *window,
                         rp_profile *merged, rp_load_visit_fn each, void *ctx)
 {
     struct loader l = {.merged = merged, .each = each, .each_ctx = ctx};
-    if (rp_profile_init(merged, true) != 0) {
-        rp_error("out of memory");
-        return -1;
-    }
-    resolve_window(&l, paths, count, window);
-    load_all(&l, paths, count);
-    if (l.loaded == 0 && !l.failed)
-        say_nothing_loaded(&l);
-    return l.loaded > 0 && !l.failed && !l.broken ? 0 : -1;
+    return load_paths(paths, count, window, &l);
 }

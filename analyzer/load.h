@@ -15,10 +15,13 @@
 
 /* Fills `merged` (initialised by this call), with the lines the files
  * have (filter.c may drop them), from the files that overlap `window`
- * (timewin.h; merged->load says what it kept). Returns 0 when at least
- * one profile was read and every named file was good; otherwise -1 after
- * printing why. The caller frees `merged` in both cases. */
-int rp_load_paths(char *const *paths, int count, const rp_time_window *window,
+ * (timewin.h; merged->load says what it kept). With `time_slots`, each
+ * file's samples keep apart: labelled RP_SLOT_LABEL = the index of the
+ * file's stretch of time in merged->load.slots (the viewer's time strip).
+ * Returns 0 when at least one profile was read and every named file was
+ * good; otherwise -1 after printing why. The caller frees `merged` in
+ * both cases. */
+int rp_load_paths(char *const *paths, int count, const rp_time_window *window, bool time_slots,
                   rp_profile *merged);
 
 /* rp_load_paths that also shows `each` every file it merges, as read (the

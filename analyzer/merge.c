@@ -81,7 +81,9 @@ static int map_stacks(rp_profile *dst, const rp_profile *src, struct id_maps *m)
     return 0;
 }
 
-static int map_label_sets(rp_profile *dst, const rp_profile *src, struct id_maps *m)
+/* `extra` (dst string ids; key RP_IDX_NONE: none) joins every set. */
+static int map_label_sets(rp_profile *dst, const rp_profile *src, rp_label extra,
+                          struct id_maps *m)
 {
     rp_label *pairs = NULL;
     size_t cap = 0;
@@ -89,15 +91,18 @@ static int map_label_sets(rp_profile *dst, const rp_profile *src, struct id_maps
         return -1;
     for (size_t i = 0; i < src->label_set_count; i++) {
         const rp_label_set *ls = &src->label_sets[i];
-        if (RP_VEC_RESERVE(pairs, cap, ls->count) != 0) {
+        if (RP_VEC_RESERVE(pairs, cap, ls->count + 1) != 0) {
             free(pairs);
             return -1;
         }
+        uint32_t n = 0;
         for (uint32_t k = 0; k < ls->count; k++) {
             const rp_label *l = &src->labels[ls->first + k];
-            pairs[k] = (rp_label){m->strings[l->key], m->strings[l->value]};
+            pairs[n++] = (rp_label){m->strings[l->key], m->strings[l->value]};
         }
-        if ((m->label_sets[i] = rp_profile_label_set(dst, pairs, ls->count)) == RP_IDX_NONE) {
+        if (extra.key != RP_IDX_NONE)
+            pairs[n++] = extra;
+        if ((m->label_sets[i] = rp_profile_label_set(dst, pairs, n)) == RP_IDX_NONE) {
             free(pairs);
             return -1;
         }
@@ -189,10 +194,21 @@ static int merge_samples(rp_profile *dst, const rp_profile *src, const struct id
 int rp_merge_into(rp_profile *dst, const rp_profile *src, size_t merged_before, bool keep_lines,
                   char err[RP_MERGE_ERROR_MAX])
 {
+    return rp_merge_into_labelled(dst, src, merged_before, keep_lines, NULL, NULL, err);
+}
+
+int rp_merge_into_labelled(rp_profile *dst, const rp_profile *src, size_t merged_before,
+                           bool keep_lines, const char *key, const char *value,
+                           char err[RP_MERGE_ERROR_MAX])
+{
     struct id_maps m = {0};
+    rp_label extra = {RP_IDX_NONE, RP_IDX_NONE};
     int rc = -1;
-    if (map_strings(dst, src, &m) != 0 || map_frames(dst, src, keep_lines, &m) != 0 ||
-        map_stacks(dst, src, &m) != 0 || map_label_sets(dst, src, &m) != 0 ||
+    if (key)
+        extra = (rp_label){rp_profile_cstring(dst, key), rp_profile_cstring(dst, value)};
+    if ((key && (extra.key == RP_IDX_NONE || extra.value == RP_IDX_NONE)) ||
+        map_strings(dst, src, &m) != 0 || map_frames(dst, src, keep_lines, &m) != 0 ||
+        map_stacks(dst, src, &m) != 0 || map_label_sets(dst, src, extra, &m) != 0 ||
         merge_meta(&dst->meta, &src->meta, merged_before, &m) != 0)
         snprintf(err, RP_MERGE_ERROR_MAX, "out of memory");
     else

@@ -20,4 +20,10 @@
 int rp_merge_into(rp_profile *dst, const rp_profile *src, size_t merged_before, bool keep_lines,
                   char err[RP_MERGE_ERROR_MAX]);
 
+/* rp_merge_into, every sample of `src` also labelled key=value (a label
+ * src's sets do not have). */
+int rp_merge_into_labelled(rp_profile *dst, const rp_profile *src, size_t merged_before,
+                           bool keep_lines, const char *key, const char *value,
+                           char err[RP_MERGE_ERROR_MAX]);
+
 #endif

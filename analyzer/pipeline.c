@@ -9,9 +9,9 @@
 #include "output.h"
 
 int rp_pipeline_load(char *const *paths, int count, const rp_options *o, bool keep_lines,
-                     rp_profile *p)
+                     bool time_slots, rp_profile *p)
 {
-    if (rp_load_paths(paths, count, &o->window, p) != 0)
+    if (rp_load_paths(paths, count, &o->window, time_slots, p) != 0)
         return -1;
     return rp_filter_apply(p, o, keep_lines);
 }
@@ -20,7 +20,7 @@ int rp_pipeline_convert(char *const *paths, int count, const rp_options *o,
                         const rp_format *format, const char *path)
 {
     rp_profile profile;
-    int rc = rp_pipeline_load(paths, count, o, format->keeps_lines, &profile);
+    int rc = rp_pipeline_load(paths, count, o, format->keeps_lines, format->time_slots, &profile);
     if (rc == 0)
         rc = rp_output_write(&profile, format, o, path);
     rp_profile_free(&profile);

@@ -16,10 +16,11 @@
 #include "options.h"
 
 /* Loads and merges `paths` into `p` and filters it as `o` says, keeping
- * lines when `keep_lines`. Returns 0, or -1 after an error line; the
- * caller frees `p` either way. */
+ * lines when `keep_lines` and each file's time slot when `time_slots`
+ * (load.h). Returns 0, or -1 after an error line; the caller frees `p`
+ * either way. */
 int rp_pipeline_load(char *const *paths, int count, const rp_options *o, bool keep_lines,
-                     rp_profile *p);
+                     bool time_slots, rp_profile *p);
 
 /* The whole of `convert` and `report`: loads `paths`, writes them as
  * `format` to `path` (NULL: stdout). Returns the exit status. */

@@ -81,6 +81,7 @@ void rp_profile_free(rp_profile *p)
     free(p->label_sets);
     rp_idxset_free(&p->label_set_index);
     free(p->meta.command);
+    free(p->load.slots);
     memset(p, 0, sizeof(*p));
 }
 

@@ -95,12 +95,24 @@ typedef struct rp_meta {
     double yjit_ratio;
 } rp_meta;
 
+/* A file's stretch of time, when loading keeps them apart (the viewer's
+ * time strip): its samples carry the label RP_SLOT_LABEL = its index. */
+typedef struct rp_time_slot {
+    int64_t start_ns, duration_ns;
+} rp_time_slot;
+
+#define RP_SLOT_LABEL "%slot"
+
 /* What loading selected (the analyzer's load.c; not in the file format):
- * with --since/--until, the window and how many files it kept. */
+ * with --since/--until, the window and how many files it kept; and the
+ * files' time slots when asked for (owned, freed with the profile). */
 typedef struct rp_load_facts {
     bool windowed;
     int64_t window_from_ns, window_to_ns; /* INT64_MIN / INT64_MAX: open */
     size_t files_kept, files_outside;
+    rp_time_slot *slots;
+    size_t slot_count, slots_cap;
+    bool has_parts; /* some file is a part (RPERF_INTERVAL) */
 } rp_load_facts;
 
 typedef struct rp_profile {

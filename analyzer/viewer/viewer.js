@@ -6,7 +6,10 @@
  * weights by label, process and thread, builds the tree that is shown
  * (with label values as root or leaf frames when asked), draws it on a
  * canvas and fills the Top and Tags tables with the same markup the page
- * was written with (analyzer/html_sections.c). No network, no library.
+ * was written with (analyzer/html_sections.c). A session of parts
+ * (RPERF_INTERVAL) also gets a time strip: the sampled time over the run,
+ * where dragging selects the parts of a stretch of time. No network, no
+ * library.
  *
  * window.rperfViewer exposes what is drawn, for tests and for the curious.
  */
@@ -49,9 +52,14 @@
 
   // --- label sets, processes, threads ------------------------------------------
   const rootPid = String(data.root_pid);
+  // The loader's label for the file a sample came from (its time slot):
+  // kept apart, it is no label of the program.
+  const SLOT_KEY = '%slot';
+  const setSlot = new Int32Array(data.label_sets.length).fill(-1);
   const setLabels = data.label_sets.map((pairs, s) => {
     const m = new Map();
     for (let i = 0; i < pairs.length; i += 2) m.set(str(pairs[i]), str(pairs[i + 1]));
+    if (m.has(SLOT_KEY)) { setSlot[s] = Number(m.get(SLOT_KEY)); m.delete(SLOT_KEY); }
     if (!m.has('%pid')) m.set('%pid', rootPid); // the root process carries none
     return m;
   });
@@ -78,6 +86,7 @@
   const state = {
     search: null, focusFrame: -1, tagfocus: [], tagignore: [], tagroot: [], tagleaf: [],
     process: '', thread: '', flame: false, zoomPath: [], sort: 'self',
+    range: null, // { from, to } in ns: the time strip's selection
   };
 
   function escapeRegex(s) { return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); }
@@ -547,6 +556,152 @@
     $('tags-body').innerHTML = tables.join('\n');
   }
 
+  // --- the time strip ----------------------------------------------------------------------------
+  // Each slot (a file: a part, or a whole process) is a stretch of time
+  // with the weight of its samples, spread evenly over it: finer the
+  // profile cannot say. A selection keeps the slots that overlap it, as
+  // rperf-analyze --since/--until keep parts.
+  const strip = (function () {
+    const slots = data.slots || [];
+    const count = slots.length / 2;
+    const box = $('timeline');
+    if (count < 2 || diff) {
+      return { select: (leafIdx) => leafIdx, draw() {}, describe: () => null };
+    }
+    box.hidden = false;
+    const start = (s) => slots[2 * s], end = (s) => slots[2 * s] + slots[2 * s + 1];
+    let t0 = Infinity, t1 = -Infinity;
+    for (let s = 0; s < count; s++) { t0 = Math.min(t0, start(s)); t1 = Math.max(t1, end(s)); }
+    const span = Math.max(t1 - t0, 1);
+    const cv = $('strip'), sctx = cv.getContext('2d');
+    const HEIGHT = 56, COL = 3; // CSS pixels
+    let weights = new Float64Array(count), columns = [], drag = null;
+
+    const overlaps = (s, r) => start(s) < r.to && end(s) > r.from ||
+      (r.from === r.to && start(s) <= r.from && end(s) > r.from);
+    function select(leafIdx) {
+      const r = state.range;
+      if (!r) return leafIdx;
+      const keep = new Uint8Array(count);
+      for (let s = 0; s < count; s++) keep[s] = overlaps(s, r) ? 1 : 0;
+      return leafIdx.filter((i) => { const s = setSlot[leaves[4 * i + 2]]; return s >= 0 && keep[s]; });
+    }
+
+    const timeOf = (x, width) => t0 + (Math.min(Math.max(x, 0), width) / width) * span;
+    const xOf = (t, width) => ((t - t0) / span) * width;
+    // Slot times count from data.slots_origin_ns (a Unix time in ns).
+    const clock = (ns) => new Date(data.slots_origin_ns / 1e6 + ns / 1e6).toLocaleTimeString('en-GB', { hour12: false });
+    const secs = (ns) => (ns >= 60e9 ? `${(ns / 60e9).toFixed(1)} min` : `${(ns / 1e9).toFixed(1)} s`);
+
+    function draw(leafIdx) {
+      if (leafIdx) {
+        weights = new Float64Array(count);
+        for (const i of leafIdx) {
+          const s = setSlot[leaves[4 * i + 2]];
+          if (s >= 0) weights[s] += leaves[4 * i + 3];
+        }
+      }
+      const width = cv.parentElement.clientWidth;
+      const n = Math.max(1, Math.floor(width / COL));
+      const ns = new Float64Array(n);
+      for (let s = 0; s < count; s++) {
+        const a = ((start(s) - t0) / span) * n, b = ((end(s) - t0) / span) * n;
+        if (b - a < 1e-9) { ns[Math.min(n - 1, Math.floor(a))] += weights[s]; continue; }
+        for (let c = Math.floor(a); c < Math.min(n, Math.ceil(b)); c++)
+          ns[c] += (weights[s] * (Math.min(b, c + 1) - Math.max(a, c))) / (b - a);
+      }
+      const most = Math.max(...ns, 1);
+      const ratio = window.devicePixelRatio || 1;
+      cv.width = Math.round(width * ratio);
+      cv.height = Math.round(HEIGHT * ratio);
+      cv.style.width = width + 'px';
+      cv.style.height = HEIGHT + 'px';
+      sctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+      sctx.clearRect(0, 0, width, HEIGHT);
+      // The range dragged or chosen, and the columns of the parts it keeps.
+      const r = drag ? drag.range : state.range;
+      const kept = new Uint8Array(n).fill(r ? 0 : 1);
+      for (let s = 0; r && s < count; s++) {
+        if (!overlaps(s, r)) continue;
+        const a = ((start(s) - t0) / span) * n, b = ((end(s) - t0) / span) * n;
+        for (let c = Math.floor(a); c < Math.min(n, Math.max(Math.ceil(b), Math.floor(a) + 1)); c++) kept[c] = 1;
+      }
+      if (r) {
+        const lo = xOf(r.from, width), hi = xOf(r.to, width);
+        sctx.fillStyle = 'rgba(70,110,200,0.18)';
+        sctx.fillRect(lo, 0, Math.max(hi - lo, 1), HEIGHT);
+      }
+      columns = [];
+      const colW = width / n;
+      for (let c = 0; c < n; c++) {
+        const x = c * colW, h = (ns[c] / most) * (HEIGHT - 4);
+        sctx.fillStyle = kept[c] ? '#d9622b' : '#ecd3c6';
+        sctx.fillRect(x, HEIGHT - h, Math.max(colW - 0.5, 0.5), h);
+        columns.push({ x, w: colW, ns: ns[c] });
+      }
+      describeRange();
+    }
+
+    function describeRange() {
+      const r = state.range;
+      const info = $('strip-range');
+      $('strip-clear').hidden = !r;
+      if (!r) {
+        info.textContent = `${clock(t0)} – ${clock(t1)} (${secs(t1 - t0)}), ${count} parts: ` +
+          'drag across the strip to keep a stretch of time, click to keep the parts at a moment';
+        return;
+      }
+      let kept = 0, from = Infinity, to = -Infinity;
+      for (let s = 0; s < count; s++) {
+        if (!overlaps(s, r)) continue;
+        kept++;
+        from = Math.min(from, start(s));
+        to = Math.max(to, end(s));
+      }
+      const asked = r.from === r.to ? `at ${clock(r.from)}` : `overlapping ${clock(r.from)} – ${clock(r.to)}`;
+      info.textContent = kept
+        ? `${kept} of ${count} parts ${asked}, spanning ${clock(from)} – ${clock(to)} (${secs(to - from)})`
+        : `no part ${asked}`;
+    }
+
+    function pointer(ev) {
+      const rect = cv.getBoundingClientRect();
+      return { x: ev.clientX - rect.left, width: rect.width };
+    }
+    cv.addEventListener('mousedown', (ev) => {
+      const p = pointer(ev);
+      drag = { x: p.x, range: { from: timeOf(p.x, p.width), to: timeOf(p.x, p.width) } };
+      ev.preventDefault();
+    });
+    window.addEventListener('mousemove', (ev) => {
+      if (!drag) return;
+      const p = pointer(ev);
+      const a = timeOf(drag.x, p.width), b = timeOf(p.x, p.width);
+      drag.range = { from: Math.min(a, b), to: Math.max(a, b) };
+      draw(null);
+    });
+    window.addEventListener('mouseup', (ev) => {
+      if (!drag) return;
+      const p = pointer(ev);
+      const moved = Math.abs(p.x - drag.x) >= 3;
+      const at = timeOf(drag.x, p.width);
+      state.range = moved ? drag.range : { from: at, to: at };
+      drag = null;
+      update();
+    });
+    $('strip-clear').addEventListener('click', () => { state.range = null; update(); });
+
+    function describe() {
+      const rect = cv.getBoundingClientRect();
+      return {
+        x: rect.left + window.scrollX, y: rect.top + window.scrollY, w: rect.width, h: rect.height,
+        start_ns: t0, end_ns: t1, slots: count, columns: columns.map((c) => c.ns),
+        range: state.range, text: $('strip-range').textContent,
+      };
+    }
+    return { select, draw, describe };
+  })();
+
   // --- the status line -----------------------------------------------------------------------------
   function renderStatus(shownTotal) {
     const st = $('status');
@@ -573,7 +728,9 @@
   // --- everything, after any change -------------------------------------------------------------
   let lastPassing = [];
   function update() {
-    const passing = passingLeaves();
+    const untimed = passingLeaves();
+    const passing = strip.select(untimed);
+    strip.draw(untimed);
     lastPassing = passing;
     shown = buildShown(passing);
     zoomNode = resolveZoom();
@@ -631,6 +788,7 @@
     $('flame-order').checked = false;
     state.focusFrame = -1;
     state.zoomPath = [];
+    state.range = null;
     onControl();
   });
 
@@ -694,7 +852,10 @@
     });
   }
 
-  window.addEventListener('resize', () => { if (!$('panel-flame').hidden) draw(); });
+  window.addEventListener('resize', () => {
+    if (!$('panel-flame').hidden) draw();
+    strip.draw(null);
+  });
 
   // For tests and scripts: what is drawn, in page coordinates.
   window.rperfViewer = {
@@ -713,6 +874,7 @@
     },
     shownTotal: () => shown.total[0],
     zoomedName: () => nameOf(shown.frame[zoomNode]),
+    strip: () => strip.describe(),
   };
 
   // A differential page compares whole profiles: label frames and filters

@@ -1,10 +1,12 @@
 # tests/bench/soak_server.rb — a server-like program for `scripts/bench
 # soak`: a master that preforks WORKERS processes sharing one loopback
 # listening socket, each serving requests on THREADS threads. Each request
-# does a little CPU work under a request-id label, through methods made
-# fresh all the time (class_eval with new names, the old ones removed so
-# that Ruby itself does not grow): every few requests bring a stack the
-# profiler has never seen. Worker slot 0 is replaced (SIGTERM, fork anew)
+# does a little CPU work under a request-id label, through code made
+# fresh all the time (a block eval'd from a file name never used before;
+# the old ones dropped, and Ruby frees them): every few requests bring a
+# stack the profiler has never seen. (Methods with fresh names would do
+# too, but their names are symbols Ruby never frees: Ruby itself would
+# grow, and hide what the agent does.) Worker slot 0 is replaced (SIGTERM, fork anew)
 # every REPLACE seconds, as servers recycle workers; the other slots live
 # for the whole run. Stops on SIGTERM, stopping its workers first.
 #   ruby soak_server.rb DIR [WORKERS THREADS REPLACE]
@@ -25,29 +27,28 @@ rescue LoadError
   end
 end
 
-# Fresh methods all the time, never more than KEEP defined at once.
+# Fresh code all the time, never more than KEEP blocks alive at once.
 module Churn
   KEEP = 200
   @lock = Mutex.new
   @serial = 0
-  @names = []
+  @handlers = []
 
   def self.work(n, depth)
     return (1..n).sum { |i| i * i % 7 } if depth.zero?
     work(n, depth - 1)
   end
 
-  # Every 4th request defines a method nobody has defined before.
-  def self.next_method
+  # Every 4th request makes a block from a file name never used before.
+  def self.next_handler
     @lock.synchronize do
       @serial += 1
-      if @names.empty? || (@serial % 4).zero?
-        name = :"handler_#{Process.pid}_#{@serial}"
-        singleton_class.class_eval("def #{name}(n, depth) = work(n, depth)", "handlers.rb", @serial)
-        @names << name
-        singleton_class.remove_method(@names.shift) if @names.size > KEEP
+      if @handlers.empty? || (@serial % 4).zero?
+        @handlers << eval("proc { |n, depth| Churn.work(n, depth) }", TOPLEVEL_BINDING,
+                          "handler_#{Process.pid}_#{@serial}.rb", 1)
+        @handlers.shift if @handlers.size > KEEP
       end
-      @names.sample
+      @handlers.sample
     end
   end
 end
@@ -55,7 +56,7 @@ end
 def handle(client)
   id = client.gets&.to_i or return
   Rperf.label(request: id) do
-    reply = Churn.public_send(Churn.next_method, 3000, id % 16)
+    reply = Churn.next_handler.call(3000, id % 16)
     client.write("#{reply}\n")
   end
 ensure

@@ -69,6 +69,9 @@ const boxNamed = (page, name) => page.evaluate((n) => rperfViewer.boxes().find((
     const tip = await page.$eval('#tooltip', (e) => (e.hidden ? '' : e.textContent));
     check(tip.includes(hotName) && tip.includes(`${hotPct.toFixed(1)}% of all`), `hovering shows a tooltip with name and share: "${tip}"`);
     await page.screenshot({ path: env('VIEWER_SCREENSHOT'), fullPage: true });
+    // Whole-process profiles: no time strip (timeline_test.js has one).
+    check((await page.evaluate(() => rperfViewer.strip())) === null && (await page.$eval('#timeline', (e) => e.hidden)),
+      'a session without parts has no time strip');
 
     // A click zooms into it; the breadcrumb's first button zooms out.
     await page.mouse.click(hot.x + hot.w / 2, hot.y + hot.h / 2);

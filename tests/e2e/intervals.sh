@@ -17,7 +17,7 @@ RPERF_INTERVAL=1 RPERF_VERBOSE=1 profiled s "$RUBY" phases.rb >out.txt 2>err.txt
 parts=(s/profile-*.json.gz)
 n=${#parts[@]}
 [ "$n" -ge 3 ] && [ "$n" -le 5 ] || fail "$n parts for a run of about 2.7 s at 1 s intervals"
-grep -q "parts written; the pause a part cost a Ruby thread: mean [0-9.]* ms, longest [0-9.]* ms$" err.txt \
+grep -q "parts written; the pause a part cost a Ruby thread: mean [0-9.]* ms ([0-9.]* ms of its CPU time), longest [0-9.]* ms$" err.txt \
     || fail "RPERF_VERBOSE did not report the pause: $(cat err.txt)"
 note "$(grep 'pause a part cost' err.txt)"
 

@@ -462,6 +462,56 @@ static void test_html_page(void **state)
     rp_profile_free(&p);
 }
 
+/* The page of `p` and its data document (callers free both). */
+static json_t *html_data(rp_profile *p, char **page)
+{
+    rp_options o = default_options;
+    CAPTURE_OUTPUT(*page, out, assert_int_equal(rp_html_write(p, out, &o), 0));
+    char *doc = between(*page, "<script type=\"application/json\" id=\"rperf-data\">", "</script>");
+    assert_non_null(doc);
+    json_error_t err;
+    json_t *data = json_loads(doc, 0, &err);
+    free(doc);
+    assert_non_null(data);
+    return data;
+}
+
+/* Parts (RPERF_INTERVAL) give the page its time strip: each file's slot,
+ * from the earliest start; the loader's slot label is no tag of the
+ * program. Whole-process profiles give none. */
+static void test_html_time_slots(void **state)
+{
+    (void)state;
+    rp_profile p;
+    assert_int_equal(rp_profile_init(&p, true), 0);
+    add_sample(&p, 1000000, 1, label_set1(&p, RP_SLOT_LABEL, "0"), "a.rb|early", NULL);
+    add_sample(&p, 3000000, 1, label_set1(&p, RP_SLOT_LABEL, "1"), "a.rb|late", NULL);
+    rp_time_slot slots[] = {{1796000000000000000, 1000000000}, {1796000001000000000, 999000000}};
+    p.load.slots = slots;
+    p.load.slot_count = 2;
+
+    char *page;
+    json_t *data = html_data(&p, &page); /* whole processes */
+    assert_null(json_object_get(data, "slots"));
+    json_decref(data);
+    free(page);
+
+    p.load.has_parts = true;
+    data = html_data(&p, &page);
+    assert_int_equal(json_integer_value(json_object_get(data, "slots_origin_ns")), 1796000000000000000);
+    json_t *got = json_object_get(data, "slots");
+    assert_int_equal(json_array_size(got), 4);
+    const int64_t want[] = {0, 1000000000, 1000000000, 999000000};
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(json_integer_value(json_array_get(got, i)), want[i]);
+    assert_null(strstr(page, "data-key=\"%slot\""));
+    assert_non_null(strstr(page, "data-key=\"thread_seq\""));
+    json_decref(data);
+    free(page);
+    p.load.slots = NULL; /* not the profile's to free */
+    rp_profile_free(&p);
+}
+
 /* One sampled profile per (process, thread), stacks root first, frames
  * shared, weights in ns summing to endValue. */
 static void test_speedscope(void **state)
@@ -543,6 +593,7 @@ int main(void)
         cmocka_unit_test(test_pprof_lines),
         cmocka_unit_test(test_stat_layout),
         cmocka_unit_test(test_html_page),
+        cmocka_unit_test(test_html_time_slots),
         cmocka_unit_test(test_speedscope),
         cmocka_unit_test(test_format_rules),
     };

@@ -112,12 +112,44 @@ static void test_merging_reports_overflow(void **state)
     rp_profile_free(&a);
 }
 
+/* Each file's samples keep apart under a label of the loader's (the
+ * viewer's time slots): every set of the file gains it, the file's own
+ * labels stay. */
+static void test_merging_with_a_label(void **state)
+{
+    (void)state;
+    rp_profile merged, a;
+    char err[RP_MERGE_ERROR_MAX];
+    assert_int_equal(rp_profile_init(&merged, true), 0);
+    assert_int_equal(rp_profile_init(&a, true), 0);
+    add_sample(&a, 10, 1, 0, "a.rb|m", NULL);
+    add_sample(&a, 20, 1, label_set1(&a, "%GVL", "blocked"), "a.rb|m", NULL);
+    assert_int_equal(rp_merge_into_labelled(&merged, &a, 0, true, "%slot", "0", err), 0);
+    assert_int_equal(rp_merge_into_labelled(&merged, &a, 1, true, "%slot", "1", err), 0);
+    /* Two files: four samples, none summed across the slots. */
+    assert_int_equal(merged.samples.count, 4);
+    uint32_t slot = rp_profile_cstring(&merged, "%slot"), gvl = rp_profile_cstring(&merged, "%GVL");
+    int64_t per_slot[2] = {0, 0};
+    for (size_t i = 0; i < merged.samples.count; i++) {
+        const rp_sample *s = &merged.samples.samples[i];
+        const char *value = rp_profile_str(&merged, rp_profile_label_value(&merged, s->label_set, slot));
+        per_slot[value[0] - '0'] += s->weight;
+        if (s->weight == 20)
+            assert_string_equal(rp_profile_str(&merged, rp_profile_label_value(&merged, s->label_set, gvl)), "blocked");
+    }
+    assert_int_equal(per_slot[0], 30);
+    assert_int_equal(per_slot[1], 30);
+    rp_profile_free(&merged);
+    rp_profile_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_merging_renumbers_and_sums),
         cmocka_unit_test(test_merging_keeps_or_drops_lines),
         cmocka_unit_test(test_merging_reports_overflow),
+        cmocka_unit_test(test_merging_with_a_label),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
