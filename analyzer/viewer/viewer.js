@@ -290,6 +290,18 @@
   let boxes = []; // { node, x, y, w } in CSS pixels of the canvas
   let zoomNode = 0, matched = null, hover = -1;
 
+  // Sizes a canvas to width x height CSS pixels at the screen's pixel
+  // ratio (sharp on any screen) and clears it; drawing uses CSS pixels.
+  function prepareCanvas(c, context, width, height) {
+    const ratio = window.devicePixelRatio || 1;
+    c.width = Math.round(width * ratio);
+    c.height = Math.round(height * ratio);
+    c.style.width = width + 'px';
+    c.style.height = height + 'px';
+    context.setTransform(ratio, 0, 0, ratio, 0, 0);
+    context.clearRect(0, 0, width, height);
+  }
+
   function hashOf(s) {
     let h = 2166136261;
     for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
@@ -356,13 +368,7 @@
       }
     }
     const height = (maxDepth + 1) * ROW;
-    const ratio = window.devicePixelRatio || 1;
-    canvas.width = Math.round(width * ratio);
-    canvas.height = Math.round(height * ratio);
-    canvas.style.width = width + 'px';
-    canvas.style.height = height + 'px';
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    ctx.clearRect(0, 0, width, height);
+    prepareCanvas(canvas, ctx, width, height);
     ctx.font = '12px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
     boxes = [];
@@ -611,13 +617,7 @@
           ns[c] += (weights[s] * (Math.min(b, c + 1) - Math.max(a, c))) / (b - a);
       }
       const most = Math.max(...ns, 1);
-      const ratio = window.devicePixelRatio || 1;
-      cv.width = Math.round(width * ratio);
-      cv.height = Math.round(HEIGHT * ratio);
-      cv.style.width = width + 'px';
-      cv.style.height = HEIGHT + 'px';
-      sctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-      sctx.clearRect(0, 0, width, HEIGHT);
+      prepareCanvas(cv, sctx, width, HEIGHT);
       // The range dragged or chosen, and the columns of the parts it keeps.
       const r = drag ? drag.range : state.range;
       const kept = new Uint8Array(n).fill(r ? 0 : 1);

@@ -3,15 +3,7 @@
 # other; timeline_test.js drags across the strip and clicks on it, and
 # checks what the page then shows against the parts' own totals, read here
 # from the part files.
-. "$RPERF_TEST_SRC/tests/e2e/lib.sh"
-browser_dir="$RPERF_TEST_SRC/tests/browser"
-chromium=${RPERF_CHROMIUM:-/usr/bin/chromium}
-if [ ! -x "$chromium" ]; then
-    echo "SKIP: $chromium is missing: scripts/setup installs Debian's chromium package; it could not here" >&2
-    exit 77
-fi
-[ -d "$browser_dir/node_modules/puppeteer-core" ] \
-    || fail "puppeteer-core is not installed in $browser_dir (scripts/setup runs npm ci there)"
+. "$RPERF_TEST_SRC/tests/browser/lib.sh"
 
 cat >phases.rb <<'RUBY'
 require "cpu_burn"
@@ -34,7 +26,11 @@ for f in "${parts[@]}"; do
     start=$(($("$RUBY" "$CHECK" field "$f" start_time_ns) - origin))
     spec+="$start:$("$RUBY" "$CHECK" field "$f" duration_ns):$("$RUBY" "$CHECK" total "$f") "
 done
-export TIMELINE_PAGE="$WORK/timeline.html" TIMELINE_PARTS="$spec" VIEWER_CHROMIUM="$chromium"
+export TIMELINE_PAGE="$WORK/timeline.html" TIMELINE_PARTS="$spec"
 export TIMELINE_SCREENSHOT="${RPERF_TEST_ARTIFACTS:-$WORK}/timeline.png"
 note "${#parts[@]} parts: $spec"
 node "$browser_dir/timeline_test.js"
+if [ "${RPERF_UPDATE_SCREENSHOT:-}" = 1 ]; then
+    cp "$TIMELINE_SCREENSHOT" "$RPERF_TEST_SRC/analyzer/viewer/timeline.png"
+    note "kept analyzer/viewer/timeline.png"
+fi

@@ -7,18 +7,8 @@
 //   TIMELINE_PARTS   "start:duration:total_ns ..." per part, times in ns
 //                    from the earliest start
 'use strict';
-const puppeteer = require('puppeteer-core');
-const env = (name) => {
-  const v = process.env[name];
-  if (v === undefined || v === '') throw new Error(`${name} is not set`);
-  return v;
-};
+const { env, check, openBrowser, load, finish, run } = require('./harness');
 
-let failures = 0;
-function check(ok, what) {
-  console.log(`${ok ? 'ok' : 'FAIL'}: ${what}`);
-  if (!ok) failures++;
-}
 const parts = env('TIMELINE_PARTS').trim().split(/\s+/).map((p) => {
   const [start, duration, total] = p.split(':').map(Number);
   return { start, end: start + duration, total };
@@ -31,23 +21,11 @@ const sum = (ps) => ps.reduce((a, p) => a + p.total, 0);
 const ms = (ns) => (ns / 1e6).toFixed(1);
 const settle = () => new Promise((r) => setTimeout(r, 150));
 
-(async () => {
-  const pageUrl = 'file://' + env('TIMELINE_PAGE');
-  const browser = await puppeteer.launch({
-    executablePath: env('VIEWER_CHROMIUM'), headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
-  });
+run(async () => {
+  const session = await openBrowser([env('TIMELINE_PAGE')]);
   try {
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1280, height: 900 });
-    const problems = [];
-    page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    const requests = [];
-    await page.setRequestInterception(true);
-    page.on('request', (r) => { if (r.url() === pageUrl) r.continue(); else { requests.push(r.url()); r.abort(); } });
-    await page.goto(pageUrl, { waitUntil: 'load' });
-    await page.waitForSelector('body[data-ready=true]', { timeout: 30000 });
+    const page = session.page;
+    await load(page, env('TIMELINE_PAGE'));
 
     const strip = () => page.evaluate(() => rperfViewer.strip());
     const shown = () => page.$eval('#shown-total', (e) => Number(e.dataset.ns));
@@ -115,13 +93,7 @@ const settle = () => new Promise((r) => setTimeout(r, 150));
     check(filtered < allNs && Math.abs(filteredCols - filtered) <= 1e5,
       `with tagignore %GC=.* the strip holds the ${ms(filtered)} ms shown (of ${ms(allNs)}): ${ms(filteredCols)} ms`);
 
-    check(requests.length === 0, `no network request: ${requests.join(' ') || 'none'}`);
-    check(problems.length === 0, `no console error or page error: ${problems.join(' | ') || 'none'}`);
   } finally {
-    await browser.close();
+    await finish(session);
   }
-  if (failures) {
-    console.log(`${failures} check(s) failed`);
-    process.exit(1);
-  }
-})().catch((e) => { console.error(`FAIL: ${e.stack || e}`); process.exit(1); });
+});

@@ -2,15 +2,7 @@
 # viewer_test.js (puppeteer-core) over the page `rperf-analyze convert
 # --html` writes for a real two-process wall-mode session. The expected
 # figures come from rperf-analyze's own text outputs of the same session.
-. "$RPERF_TEST_SRC/tests/e2e/lib.sh"
-browser_dir="$RPERF_TEST_SRC/tests/browser"
-chromium=${RPERF_CHROMIUM:-/usr/bin/chromium}
-if [ ! -x "$chromium" ]; then
-    echo "SKIP: $chromium is missing: scripts/setup installs Debian's chromium package; it could not here" >&2
-    exit 77
-fi
-[ -d "$browser_dir/node_modules/puppeteer-core" ] \
-    || fail "puppeteer-core is not installed in $browser_dir (scripts/setup runs npm ci there)"
+. "$RPERF_TEST_SRC/tests/browser/lib.sh"
 
 RPERF_MODE=wall profiled "$WORK/s" "$RUBY" "$browser_dir/workload.rb"
 "$ANALYZE" convert --html -o "$WORK/viewer.html" "$WORK/s"
@@ -29,7 +21,7 @@ child_file=$(ls "$WORK"/s/profile-*.json.gz | grep -v "profile-$root_pid-")
 child_pid=$(basename "$child_file" | cut -d- -f2)
 child_ms=$("$ANALYZE" report "$child_file" | sed -n 's/^Total: \([0-9.]*\)ms.*/\1/p')
 
-export VIEWER_PAGE="$WORK/viewer.html" VIEWER_CHROMIUM="$chromium"
+export VIEWER_PAGE="$WORK/viewer.html"
 export VIEWER_HOT=Object#hot_method VIEWER_HOT_PCT=$(cum_pct Object#hot_method)
 export VIEWER_SEARCH=burn_cpu VIEWER_SEARCH_MS=$(cum_ms Object#burn_cpu)
 export VIEWER_BLOCKED_MS=$blocked_ms VIEWER_CHILD_PID=$child_pid VIEWER_CHILD_MS=$child_ms

@@ -9,18 +9,8 @@
 //   VIEWER_CHILD_PID, VIEWER_CHILD_MS a child process and its time
 //   VIEWER_DIFF_PAGE                  the differential page of the session against itself
 'use strict';
-const puppeteer = require('puppeteer-core');
-const env = (name) => {
-  const v = process.env[name];
-  if (v === undefined || v === '') throw new Error(`${name} is not set`);
-  return v;
-};
+const { env, check, openBrowser, load, finish, run } = require('./harness');
 
-let failures = 0;
-function check(ok, what) {
-  console.log(`${ok ? 'ok' : 'FAIL'}: ${what}`);
-  if (!ok) failures++;
-}
 // Figures the page shows with one decimal of a millisecond.
 const nearMs = (ns, ms, slack = 0.11) => Math.abs(ns / 1e6 - ms) <= slack;
 
@@ -33,29 +23,12 @@ async function typeInto(page, selector, text) {
 const shownNs = (page) => page.$eval('#shown-total', (e) => Number(e.dataset.ns));
 const boxNamed = (page, name) => page.evaluate((n) => rperfViewer.boxes().find((b) => b.name === n) || null, name);
 
-(async () => {
-  const pageUrl = 'file://' + env('VIEWER_PAGE');
-  const browser = await puppeteer.launch({
-    executablePath: env('VIEWER_CHROMIUM'), headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
-  });
+run(async () => {
+  const session = await openBrowser([env('VIEWER_PAGE'), env('VIEWER_DIFF_PAGE')]);
   try {
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1280, height: 900 });
-    const problems = [];
-    page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    // Every request but the page itself is blocked and counted.
-    const requests = [];
-    await page.setRequestInterception(true);
-    page.on('request', (r) => {
-      if (r.url() === pageUrl || r.url() === 'file://' + process.env.VIEWER_DIFF_PAGE) r.continue();
-      else { requests.push(r.url()); r.abort(); }
-    });
-
+    const page = session.page;
     const t0 = Date.now();
-    await page.goto(pageUrl, { waitUntil: 'load' });
-    await page.waitForSelector('body[data-ready=true]', { timeout: 30000 });
+    await load(page, env('VIEWER_PAGE'));
     const firstDraw = await page.evaluate(() => rperfViewer.firstDrawMs);
     console.log(`# loaded and drawn in ${Date.now() - t0} ms (script's first draw ${firstDraw.toFixed(0)} ms)`);
 
@@ -127,8 +100,7 @@ const boxNamed = (page, name) => page.evaluate((n) => rperfViewer.boxes().find((
     check(['%GVL', '%GC', '%pid', 'thread_seq'].every((k) => keys.includes(k)), `the Tags tab has %GVL, %GC, %pid, thread_seq: ${keys}`);
 
     // The differential page of the session against itself.
-    await page.goto('file://' + env('VIEWER_DIFF_PAGE'), { waitUntil: 'load' });
-    await page.waitForSelector('body[data-ready=true]', { timeout: 30000 });
+    await load(page, env('VIEWER_DIFF_PAGE'));
     const diffBoxes = await page.evaluate(() => rperfViewer.boxes());
     const unmatched = diffBoxes.filter((b) => b.name !== '(other)' && b.base_ns !== b.total_ns);
     check(diffBoxes.length > 10 && unmatched.length === 0,
@@ -141,13 +113,7 @@ const boxNamed = (page, name) => page.evaluate((n) => rperfViewer.boxes().find((
     const diffTip = await page.$eval('#tooltip', (e) => e.textContent);
     check(diffTip.includes('base') && diffTip.includes('+0.0 points'), `its tooltip compares with the base: "${diffTip}"`);
 
-    check(requests.length === 0, `no network request: ${requests.join(' ') || 'none'}`);
-    check(problems.length === 0, `no console error or page error: ${problems.join(' | ') || 'none'}`);
   } finally {
-    await browser.close();
+    await finish(session);
   }
-  if (failures) {
-    console.log(`${failures} check(s) failed`);
-    process.exit(1);
-  }
-})().catch((e) => { console.error(`FAIL: ${e.stack || e}`); process.exit(1); });
+});

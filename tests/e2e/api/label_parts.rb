@@ -5,10 +5,7 @@
 # request gets its own id label, as a server labelling requests would.
 require "rperf"
 require "cpu_burn"
-
-def check(what, got, expected)
-  raise "#{what}: got #{got.inspect}, expected #{expected.inspect}" unless got == expected
-end
+require_relative "check"
 
 def handle_request = burn_cpu(0.01)
 def tail = burn_cpu(0.2)

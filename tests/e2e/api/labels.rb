@@ -3,10 +3,7 @@
 # under known labels; the API's answers are checked here, in the program.
 require "rperf"
 require "cpu_burn"
-
-def check(what, got, expected)
-  raise "#{what}: got #{got.inspect}, expected #{expected.inspect}" unless got == expected
-end
+require_relative "check"
 
 def in_request_a = burn_cpu(0.30)
 def in_request_b = burn_cpu(0.20)
