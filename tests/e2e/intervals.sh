@@ -16,7 +16,14 @@ RPERF_INTERVAL=1 RPERF_VERBOSE=1 profiled s "$RUBY" phases.rb >out.txt 2>err.txt
     || fail "phases.rb: $(cat err.txt)"
 parts=(s/profile-*.json.gz)
 n=${#parts[@]}
-[ "$n" -ge 3 ] && [ "$n" -le 5 ] || fail "$n parts for a run of about 2.7 s at 1 s intervals"
+# 2.6 s of CPU time: at least 3 parts; one per started second of the run
+# (longer on a loaded machine), give or take the one being cut at exit.
+first_start=$("$RUBY" "$CHECK" field "${parts[0]}" start_time_ns)
+last=${parts[$((n - 1))]}
+span=$(($("$RUBY" "$CHECK" field "$last" start_time_ns) + $("$RUBY" "$CHECK" field "$last" duration_ns) - first_start))
+seconds=$(((span + 999999999) / 1000000000))
+[ "$n" -ge 3 ] && [ "$n" -ge $((seconds - 1)) ] && [ "$n" -le $((seconds + 1)) ] \
+    || fail "$n parts for a run of $span ns at 1 s intervals"
 grep -q "parts written; the pause a part cost a Ruby thread: mean [0-9.]* ms ([0-9.]* ms of its CPU time), longest [0-9.]* ms$" err.txt \
     || fail "RPERF_VERBOSE did not report the pause: $(cat err.txt)"
 note "$(grep 'pause a part cost' err.txt)"
@@ -31,9 +38,6 @@ for f in "${parts[@]}"; do
     "$ANALYZE" stat "$f" >/dev/null || fail "stat of part $i alone"
     sum=$((sum + $("$RUBY" "$CHECK" field "$f" duration_ns)))
 done
-first_start=$("$RUBY" "$CHECK" field "${parts[0]}" start_time_ns)
-last=${parts[$((n - 1))]}
-span=$(($("$RUBY" "$CHECK" field "$last" start_time_ns) + $("$RUBY" "$CHECK" field "$last" duration_ns) - first_start))
 awk -v s="$sum" -v t="$span" 'BEGIN { exit !(s >= t * 0.97 && s <= t * 1.03) }' \
     || fail "the parts' durations sum to $sum ns, the run spans $span ns"
 note "$n parts, durations summing to $(awk -v s="$sum" 'BEGIN { printf "%.3f", s / 1e9 }') s of a $(awk -v s="$span" 'BEGIN { printf "%.3f", s / 1e9 }') s run"
@@ -101,6 +105,11 @@ kept=(k/profile-*.json.gz)
 for f in "${kept[@]}"; do
     "$RUBY" "$CHECK" schema "$f" >/dev/null || fail "$f (kept after SIGKILL) is not valid"
 done
-busy=$(ms_of "${kept[0]}" Object#busy)
-awk -v b="$busy" 'BEGIN { exit !(b >= 500) }' || fail "part 1 after SIGKILL has only $busy ms of Object#busy"
-note "SIGKILL at 3.5 s: ${#kept[@]} parts kept, part 1 holds $busy ms of Object#busy"
+# What the machine gave the program in those seconds varies with its
+# load; a part holds what its second had, so the kept parts hold seconds.
+busy=0
+for f in "${kept[@]}"; do
+    busy=$(awk -v a="$busy" -v b="$(ms_of "$f" Object#busy)" 'BEGIN { print a + b }')
+done
+awk -v b="$busy" 'BEGIN { exit !(b >= 300) }' || fail "the parts kept after SIGKILL hold only $busy ms of Object#busy"
+note "SIGKILL at 3.5 s: ${#kept[@]} parts kept, holding $busy ms of Object#busy"
