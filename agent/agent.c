@@ -557,8 +557,19 @@ const rp_config *rp_agent_config(void)
     return &cfg;
 }
 
+/* GVL held: the calling thread's time up to now goes into the tables
+ * before a window opens or is read. Otherwise its edge would fall at the
+ * thread's next tick, which on a loaded machine can come tens of ms late,
+ * and that stretch would land on the wrong side of Rperf.start/stop. */
+static void charge_caller(void)
+{
+    if (rp_sampler_is_accepting())
+        rp_sampler_charge_current();
+}
+
 int rp_agent_open_window(rp_window *w)
 {
+    charge_caller();
     rp_aggregator_hold();
     int rc = rp_window_begin_at(w, rp_aggregator_tables());
     rp_aggregator_release();
@@ -589,6 +600,7 @@ int rp_agent_build_window(const rp_window *w, rp_profile *p)
         .rc = -1,
     };
     int raised = 0;
+    charge_caller();
     rp_aggregator_hold();
     /* Resolving frames allocates Ruby strings; should that raise, the
      * worker must still be let go before the exception goes on. */

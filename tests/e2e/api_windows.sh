@@ -25,4 +25,25 @@ near "$got" 150 || fail "window file: Object#windowed $got ms, truth 150"
 [ "$(ms_of window.json.gz Object#before_clear)" = 0.0 ] || fail "window file holds time from before the window"
 "$ANALYZE" stat window.json.gz >stat.txt || fail "stat of the window file"
 note "window file: Object#windowed $got ms; stat reads it"
+
+# A window's edges are exact for the thread that opens and closes it,
+# whenever the ticks fall: at 10 Hz a tick may come up to 100 ms after
+# Rperf.start or before Rperf.stop, and that stretch must not cross the
+# edge. (On a loaded machine ticks come late at any frequency.)
+cat >edges.rb <<'RUBY'
+require "rperf"
+require "cpu_burn"
+def outside = burn_cpu(0.07)
+def inside = burn_cpu(0.15)
+outside
+Rperf.start
+inside
+data = Rperf.stop
+outside
+printf("%.1f %d\n", data[:aggregated_samples].sum { |_, w, *| w } / 1e6, data[:sampling_count])
+RUBY
+RPERF_FREQUENCY=10 profiled e "$RUBY" edges.rb >edges.txt 2>edges.err || fail "edges.rb: $(cat edges.err)"
+read -r got samples <edges.txt
+near "$got" 150 || fail "a window at 10 Hz holds $got ms, truth 150 ms"
+note "a window at 10 Hz: $got ms (truth 150) from $samples samples"
 note "api_windows: ok"
