@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "../common/profile.h"
+#include "../profile/profile.h"
 #include "config.h"
 #include "window.h"
 

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/profile_write.h"
+#include "../profile/profile_write.h"
 #include "agent.h"
 #include "defer.h"
 #include "labels.h"

@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "../common/profile.h"
+#include "../profile/profile.h"
 
 #define RP_FREQUENCY_MIN 1
 #define RP_FREQUENCY_MAX 10000

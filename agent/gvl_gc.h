@@ -15,7 +15,7 @@
 #ifndef RPERF_AGENT_GVL_GC_H
 #define RPERF_AGENT_GVL_GC_H
 
-#include "../common/profile.h"
+#include "../profile/profile.h"
 
 /* GVL held, on the process's main thread (at boot, in a fork child, after
  * a failed exec): installs the hooks unless they are installed, and

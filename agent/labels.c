@@ -2,7 +2,7 @@
  * agent/labels.c — the label set store. See labels.h.
  *
  * The store is a profile model used only for its strings and label sets
- * (common/profile.h interns both, and makes set 0 the empty one), so a set
+ * (profile/profile.h interns both, and makes set 0 the empty one), so a set
  * means the same thing here as in a profile file.
  */
 #include "labels.h"
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/profile.h"
+#include "../profile/profile.h"
 
 static rp_profile store;
 static bool store_ready;

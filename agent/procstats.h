@@ -8,7 +8,7 @@
 #ifndef RPERF_AGENT_PROCSTATS_H
 #define RPERF_AGENT_PROCSTATS_H
 
-#include "../common/profile.h"
+#include "../profile/profile.h"
 
 /* Main thread at start: remembers argv (/proc/self/cmdline) before Ruby can
  * overwrite it through $0. */

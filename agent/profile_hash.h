@@ -15,7 +15,7 @@
 #ifndef RPERF_AGENT_PROFILE_HASH_H
 #define RPERF_AGENT_PROFILE_HASH_H
 
-#include "../common/profile.h"
+#include "../profile/profile.h"
 #include "ruby_api.h"
 
 VALUE rp_profile_hash(const rp_profile *p);

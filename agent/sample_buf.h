@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../common/schema.h"
-#include "../common/vm_state.h"
+#include "../profile/schema.h"
+#include "../profile/vm_state.h"
 #include "ruby_api.h"
 
 #define RP_BUF_SAMPLES 4096

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../common/profile.h"
+#include "../profile/profile.h"
 
 typedef struct rp_sampler_stats {
     uint64_t trigger_count;    /* timer ticks that asked for a sample */

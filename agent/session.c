@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/schema.h"
+#include "../profile/schema.h"
 #include "child_env.h"
 #include "log.h"
 

@@ -7,8 +7,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "../common/flatcum.h"
-#include "../common/schema.h"
+#include "../profile/flatcum.h"
+#include "../profile/schema.h"
 
 #define VERBOSE_TOP 10
 

@@ -7,7 +7,7 @@
 #ifndef RPERF_AGENT_VERBOSE_H
 #define RPERF_AGENT_VERBOSE_H
 
-#include "../common/profile.h"
+#include "../profile/profile.h"
 
 #include <stddef.h>
 

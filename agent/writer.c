@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/profile_write.h"
-#include "../common/schema.h"
+#include "../profile/profile_write.h"
+#include "../profile/schema.h"
 #include "aggregator.h"
 #include "labels.h"
 #include "log.h"

@@ -27,7 +27,7 @@ typedef struct rp_write_request {
     int64_t part;   /* 0: the whole process; N: its Nth part (RPERF_INTERVAL) */
 } rp_write_request;
 
-#include "../common/profile.h"
+#include "../profile/profile.h"
 
 /* GVL held, worker stopped or tables held (rp_aggregator_hold): builds the
  * profile of the request's window from the aggregator's tables, with each

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "commands.h"
-#include "format.h"
+#include "../profile/encode/format.h"
 #include "options.h"
 #include "pipeline.h"
 

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 
 #include "commands.h"
-#include "diag.h"
-#include "diff.h"
-#include "html.h"
+#include "../profile/diag.h"
+#include "../profile/encode/diff.h"
+#include "../profile/encode/html.h"
 #include "options.h"
-#include "output.h"
+#include "../profile/output.h"
 #include "pipeline.h"
 
 enum { OPT_NORMALIZE = 0x2000, OPT_BASE, OPT_TARGET, OPT_HTML, OPT_TEXT };

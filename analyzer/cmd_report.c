@@ -10,13 +10,13 @@
 #include <stdbool.h>
 
 #include "commands.h"
-#include "format.h"
-#include "load.h"
+#include "../profile/encode/format.h"
+#include "../profile/load.h"
 #include "options.h"
-#include "output.h"
+#include "../profile/output.h"
 #include "pipeline.h"
-#include "report.h"
-#include "timeline.h"
+#include "../profile/encode/report.h"
+#include "../profile/encode/timeline.h"
 
 enum { OPT_BY = 0x2000, OPT_TIMELINE };
 

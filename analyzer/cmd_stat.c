@@ -10,10 +10,10 @@
 
 #include "../common/out.h"
 #include "commands.h"
-#include "diag.h"
+#include "../profile/diag.h"
 #include "options.h"
 #include "pipeline.h"
-#include "stat.h"
+#include "../profile/encode/stat.h"
 
 /* The summary of `p` on stdout. Returns 0, or -1 after an error line. */
 static int print_summary(const rp_profile *p, bool with_report, const rp_options *o)

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/schema.h"
+#include "../profile/schema.h"
 #include "commands.h"
-#include "format.h"
+#include "../profile/encode/format.h"
 #include "options.h"
 
 static const char usage_commands[] =

@@ -14,7 +14,7 @@
 #include <regex.h>
 #include <stdbool.h>
 
-#include "timewin.h"
+#include "../profile/timewin.h"
 
 #define RP_REPORT_TOP_DEFAULT 50
 

@@ -4,9 +4,9 @@
 #include "pipeline.h"
 
 #include "commands.h"
-#include "filter.h"
-#include "load.h"
-#include "output.h"
+#include "../profile/filter.h"
+#include "../profile/load.h"
+#include "../profile/output.h"
 
 int rp_pipeline_load(char *const *paths, int count, const rp_options *o, bool keep_lines,
                      bool time_slots, rp_profile *p)

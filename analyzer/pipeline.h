@@ -11,8 +11,8 @@
 
 #include <stdbool.h>
 
-#include "../common/profile.h"
-#include "format.h"
+#include "../profile/profile.h"
+#include "../profile/encode/format.h"
 #include "options.h"
 
 /* Loads and merges `paths` into `p` and filters it as `o` says, keeping

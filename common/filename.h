@@ -3,7 +3,7 @@
  *
  * Owns: suffix tests on file names (output formats by extension, profile
  * files in a session directory). The suffixes themselves live where their
- * meaning does: schema.h for profile files, analyzer/format.c for outputs.
+ * meaning does: schema.h for profile files, profile/encode/format.c for outputs.
  */
 #ifndef RPERF_COMMON_FILENAME_H
 #define RPERF_COMMON_FILENAME_H
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "schema.h"
+#include "../profile/schema.h"
 
 static inline bool rp_has_suffix(const char *name, const char *suffix)
 {

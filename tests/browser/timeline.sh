@@ -31,6 +31,6 @@ export TIMELINE_SCREENSHOT="${RPERF_TEST_ARTIFACTS:-$WORK}/timeline.png"
 note "${#parts[@]} parts: $spec"
 node "$browser_dir/timeline_test.js"
 if [ "${RPERF_UPDATE_SCREENSHOT:-}" = 1 ]; then
-    cp "$TIMELINE_SCREENSHOT" "$RPERF_TEST_SRC/analyzer/viewer/timeline.png"
-    note "kept analyzer/viewer/timeline.png"
+    cp "$TIMELINE_SCREENSHOT" "$RPERF_TEST_SRC/profile/viewer/timeline.png"
+    note "kept profile/viewer/timeline.png"
 fi

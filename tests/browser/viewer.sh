@@ -33,6 +33,6 @@ export VIEWER_DIFF_PAGE="$WORK/diff.html"
 note "expected: hot $VIEWER_HOT_PCT%, burn_cpu $VIEWER_SEARCH_MS ms, blocked $blocked_ms ms, child $child_pid $child_ms ms"
 node "$browser_dir/viewer_test.js"
 if [ "${RPERF_UPDATE_SCREENSHOT:-}" = 1 ]; then
-    cp "$VIEWER_SCREENSHOT" "$RPERF_TEST_SRC/analyzer/viewer/screenshot.png"
-    note "kept analyzer/viewer/screenshot.png"
+    cp "$VIEWER_SCREENSHOT" "$RPERF_TEST_SRC/profile/viewer/screenshot.png"
+    note "kept profile/viewer/screenshot.png"
 fi

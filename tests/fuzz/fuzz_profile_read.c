@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../analyzer/format.h"
-#include "../../analyzer/merge.h"
-#include "../../analyzer/stat.h"
-#include "../../common/profile_read.h"
-#include "../../common/profile_write.h"
+#include "../../profile/encode/format.h"
+#include "../../profile/merge.h"
+#include "../../profile/encode/stat.h"
+#include "../../profile/profile_read.h"
+#include "../../profile/profile_write.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../../common/out.h"
-#include "../../common/profile.h"
+#include "../../profile/profile.h"
 
 /* Adds a sample whose frames are given leaf first as "path|label" or
  * "path|label|line|first_line" strings, terminated by NULL. Label set id

@@ -1,5 +1,5 @@
 /*
- * Unit tests for the viewer's call tree (analyzer/calltree.c): shape,
+ * Unit tests for the viewer's call tree (profile/encode/calltree.c): shape,
  * totals, leaves kept per thread and label set, recursion, and the folding
  * of light subtrees into "(other)".
  */
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../analyzer/calltree.h"
+#include "../../profile/encode/calltree.h"
 #include "helpers.h"
 
 /* The node under `parent` whose frame has `label`, or RP_IDX_NONE. */

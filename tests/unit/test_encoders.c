@@ -11,12 +11,12 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "../../analyzer/collapsed.h"
-#include "../../analyzer/format.h"
-#include "../../analyzer/html.h"
-#include "../../analyzer/pprof.h"
-#include "../../analyzer/speedscope.h"
-#include "../../analyzer/stat.h"
+#include "../../profile/encode/collapsed.h"
+#include "../../profile/encode/format.h"
+#include "../../profile/encode/html.h"
+#include "../../profile/encode/pprof.h"
+#include "../../profile/encode/speedscope.h"
+#include "../../profile/encode/stat.h"
 #include "helpers.h"
 
 static const rp_options default_options = {.top = 50, .lines = false};

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../analyzer/merge.h"
+#include "../../profile/merge.h"
 #include "helpers.h"
 
 static void make_process(rp_profile *p, int64_t pid, int64_t start, int64_t duration,

@@ -1,5 +1,5 @@
 /*
- * Unit tests for reading pprof files (common/profile_read_pprof.c): what
+ * Unit tests for reading pprof files (profile/profile_read_pprof.c): what
  * rperf-analyze writes reads back to the same samples, frames, threads and
  * label sets; the rperf gem's shape is read; broken input is refused with
  * one line naming the problem.
@@ -10,10 +10,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../analyzer/pprof.h"
-#include "../../analyzer/protobuf.h"
-#include "../../common/profile_proto.h"
-#include "../../common/profile_read.h"
+#include "../../profile/encode/pprof.h"
+#include "../../profile/encode/protobuf.h"
+#include "../../profile/profile_proto.h"
+#include "../../profile/profile_read.h"
 #include "helpers.h"
 
 static int compare_strings(const void *a, const void *b)

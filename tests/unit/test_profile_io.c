@@ -11,9 +11,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "../../common/profile_read.h"
-#include "../../common/profile_write.h"
-#include "../../common/schema.h"
+#include "../../profile/profile_read.h"
+#include "../../profile/profile_write.h"
+#include "../../profile/schema.h"
 #include "helpers.h"
 
 static char tmpdir[] = "/tmp/rperf-test-io-XXXXXX";

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../analyzer/report.h"
-#include "../../common/flatcum.h"
+#include "../../profile/encode/report.h"
+#include "../../profile/flatcum.h"
 #include "helpers.h"
 
 static void make_profile(rp_profile *p)

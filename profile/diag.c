@@ -1,0 +1,30 @@
+/*
+ * profile/diag.c — error and warning lines. See diag.h.
+ */
+#include "diag.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static void emit(const char *kind, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "rperf-analyze: %s: ", kind);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void rp_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    emit("error", fmt, ap);
+    va_end(ap);
+}
+
+void rp_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    emit("warning", fmt, ap);
+    va_end(ap);
+}

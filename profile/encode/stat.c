@@ -1,0 +1,181 @@
+/*
+ * profile/encode/stat.c — the stat summary. See stat.h.
+ *
+ * Lines follow the gem's two column formats: "  %14s %-2s %5.1f%%  label"
+ * for the time breakdown and "  %14s %-2s         label" for the rest.
+ * With several processes, user/sys and the [Rperf] lines are summed over
+ * all of them while the [Ruby ] and [OS   ] lines are the root process's,
+ * and the output says so.
+ */
+#include "stat.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/numfmt.h"
+#include "../schema.h"
+#include "../vm_state.h"
+#include "report.h"
+#include "../timewin.h"
+
+static void pct_line(rp_out *out, const char *value, const char *unit, double pct, const char *label)
+{
+    rp_out_printf(out, "  %14s %-2s %5.1f%%  %s\n", value, unit, pct, label);
+}
+
+static void plain_line(rp_out *out, const char *value, const char *unit, const char *label)
+{
+    rp_out_printf(out, "  %14s %-2s         %s\n", value, unit, label);
+}
+
+/* The VM state of a label set: the %GVL or %GC label it carries. */
+static rp_vm_state state_of(const rp_profile *p, uint32_t label_set)
+{
+    const rp_label_set *ls = &p->label_sets[label_set];
+    for (uint32_t i = 0; i < ls->count; i++) {
+        const rp_label *l = &p->labels[ls->first + i];
+        rp_vm_state s = rp_vm_state_of_label(rp_profile_str(p, l->key), rp_profile_str(p, l->value));
+        if (s != RP_VM_RUNNING)
+            return s;
+    }
+    return RP_VM_RUNNING;
+}
+
+int64_t rp_stat_state_totals(const rp_profile *p, int64_t sums[RP_VM_STATE_COUNT])
+{
+    int64_t total = 0;
+    memset(sums, 0, RP_VM_STATE_COUNT * sizeof(sums[0]));
+    rp_vm_state *by_set = calloc(p->label_set_count ? p->label_set_count : 1, sizeof(*by_set));
+    for (size_t i = 0; by_set && i < p->label_set_count; i++)
+        by_set[i] = state_of(p, (uint32_t)i);
+    for (size_t i = 0; i < p->samples.count; i++) {
+        const rp_sample *s = &p->samples.samples[i];
+        rp_vm_state c = by_set ? by_set[s->label_set] : state_of(p, s->label_set);
+        rp_add_saturating(&sums[c], s->weight);
+        rp_add_saturating(&total, s->weight);
+    }
+    free(by_set);
+    return total;
+}
+
+static void write_breakdown(rp_out *out, const rp_profile *p)
+{
+    int64_t sums[RP_VM_STATE_COUNT];
+    int64_t total = rp_stat_state_totals(p, sums);
+    char buf[RP_NUMFMT_MAX], title[80];
+    rp_out_write(out, "\n", 1);
+    if (p->meta.process_count > 1)
+        plain_line(out, rp_fmt_int(p->meta.process_count, buf), "", "[Rperf] Ruby processes profiled");
+    for (int c = 0; c < RP_VM_STATE_COUNT; c++) {
+        if (sums[c] <= 0)
+            continue;
+        snprintf(title, sizeof(title), "[Rperf] %s", rp_vm_state_titles[c]);
+        pct_line(out, rp_fmt_ms(sums[c], buf), "ms",
+                 total > 0 ? (double)sums[c] * 100.0 / (double)total : 0.0, title);
+    }
+}
+
+static void write_ruby_lines(rp_out *out, const rp_meta *m)
+{
+    char a[RP_NUMFMT_MAX], b[RP_NUMFMT_MAX], c[RP_NUMFMT_MAX], d[RP_NUMFMT_MAX], label[160];
+    if (m->has_gc) {
+        snprintf(label, sizeof(label), "[Ruby ] GC time (%s count: %s minor, %s major)",
+                 rp_fmt_int(m->gc.count, b), rp_fmt_int(m->gc.minor_count, c),
+                 rp_fmt_int(m->gc.major_count, d));
+        plain_line(out, rp_fmt_ms(m->gc.time_ns, a), "ms", label);
+        plain_line(out, rp_fmt_int(m->gc.allocated_objects, a), "", "[Ruby ] allocated objects");
+        plain_line(out, rp_fmt_int(m->gc.freed_objects, a), "", "[Ruby ] freed objects");
+    }
+    if (m->detected_thread_count > 0)
+        plain_line(out, rp_fmt_int(m->detected_thread_count, a), "", "[Ruby ] detected threads");
+    if (m->has_yjit) {
+        snprintf(a, sizeof(a), "%.1f%%", m->yjit_ratio * 100.0);
+        plain_line(out, a, "", "[Ruby ] YJIT code execution ratio");
+    }
+}
+
+static double mb(int64_t bytes)
+{
+    return (double)bytes / 1024.0 / 1024.0;
+}
+
+static void write_os_lines(rp_out *out, const rp_meta *m)
+{
+    char a[RP_NUMFMT_MAX], b[RP_NUMFMT_MAX], c[RP_NUMFMT_MAX], label[160];
+    if (!m->has_os)
+        return;
+    const rp_os_stats *os = &m->os;
+    plain_line(out, rp_fmt_round((double)os->maxrss_kb / 1024.0, a), "MB", "[OS   ] peak memory (maxrss)");
+    snprintf(label, sizeof(label), "[OS   ] page faults (%s minor, %s major)",
+             rp_fmt_int(os->page_faults_minor, b), rp_fmt_int(os->page_faults_major, c));
+    plain_line(out, rp_fmt_int(os->page_faults_minor + os->page_faults_major, a), "", label);
+    snprintf(label, sizeof(label), "[OS   ] context switches (%s voluntary, %s involuntary)",
+             rp_fmt_int(os->ctx_voluntary, b), rp_fmt_int(os->ctx_involuntary, c));
+    plain_line(out, rp_fmt_int(os->ctx_voluntary + os->ctx_involuntary, a), "", label);
+    snprintf(label, sizeof(label), "[OS   ] disk I/O (%s MB read, %s MB write)",
+             rp_fmt_round(mb(os->io_read_bytes), b), rp_fmt_round(mb(os->io_write_bytes), c));
+    plain_line(out, rp_fmt_round(mb(os->io_read_bytes + os->io_write_bytes), a), "MB", label);
+}
+
+static void write_footer(rp_out *out, const rp_meta *m)
+{
+    int64_t real = m->total_duration_ns > 0 ? m->total_duration_ns : m->duration_ns;
+    double overhead = real > 0 ? (double)m->sampling_time_ns * 100.0 / (double)real : 0.0;
+    rp_out_printf(out, "\n  %" PRId64 " samples / %" PRId64 " triggers, %.1f%% profiler overhead\n",
+                  m->sampling_count, m->trigger_count, overhead);
+    if (m->dropped_samples > 0)
+        rp_out_printf(out, "  WARNING: %" PRId64 " samples dropped (sample buffers full or out of memory)\n",
+                      m->dropped_samples);
+    if (m->truncated_samples > 0)
+        rp_out_printf(out,
+                      "  NOTE: %" PRId64 " samples had stacks deeper than %d frames (leaf side kept)\n",
+                      m->truncated_samples, RP_STACK_MAX);
+}
+
+/* The root's command line as one string, words separated by spaces. */
+static void write_command(rp_out *out, const rp_profile *p)
+{
+    if (p->meta.command_len == 0) {
+        rp_out_puts(out, "(unknown)");
+        return;
+    }
+    for (size_t i = 0; i < p->meta.command_len; i++) {
+        if (i)
+            rp_out_write(out, " ", 1);
+        rp_out_puts(out, rp_profile_str(p, p->meta.command[i]));
+    }
+}
+
+int rp_stat_write(const rp_profile *p, rp_out *out, bool with_report, int top)
+{
+    const rp_meta *m = &p->meta;
+    char buf[RP_NUMFMT_MAX];
+    rp_out_puts(out, "\n Performance stats for '");
+    write_command(out, p);
+    rp_out_puts(out, "':\n\n");
+    if (p->load.windowed) {
+        char window[RP_WINDOW_TEXT_MAX];
+        rp_out_printf(out, "  window: %s\n\n", rp_time_window_text(&p->load, window, sizeof(window)));
+    }
+    rp_out_printf(out, "  %14s ms   user\n", rp_fmt_ms(m->user_ns, buf));
+    rp_out_printf(out, "  %14s ms   sys\n", rp_fmt_ms(m->sys_ns, buf));
+    rp_out_printf(out, "  %14s ms   real\n", rp_fmt_ms(m->duration_ns, buf));
+    if (p->samples.count > 0) {
+        write_breakdown(out, p);
+        write_ruby_lines(out, m);
+        write_os_lines(out, m);
+        if (m->process_count > 1)
+            plain_line(out, "", "",
+                       "(user/sys and [Rperf] lines are summed over all processes; "
+                       "[Ruby ] and [OS   ] lines are the root process's)");
+        if (with_report) {
+            rp_out_write(out, "\n", 1);
+            if (rp_report_write(p, out, top, false) != 0)
+                return -1;
+        }
+        write_footer(out, m);
+    }
+    rp_out_write(out, "\n", 1);
+    return 0;
+}

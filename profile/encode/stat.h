@@ -1,0 +1,27 @@
+/*
+ * profile/encode/stat.h — the `stat` summary (the rperf gem 0.9 `rperf stat` layout).
+ *
+ * Owns: the summary of a merged session: user/sys/real, the [Rperf] time
+ * breakdown by VM state label, [Ruby ] GC and allocation lines, [OS   ]
+ * memory, page fault, context switch and disk lines, the optional report
+ * tables, and the samples/overhead footer.
+ */
+#ifndef RPERF_ANALYZER_STAT_H
+#define RPERF_ANALYZER_STAT_H
+
+#include <stdbool.h>
+
+#include "../../common/out.h"
+#include "../profile.h"
+#include "../vm_state.h"
+
+/* Writes the summary; `with_report` adds the Flat and Cumulative tables,
+ * `top` rows each (the gem prints 50). Returns 0, or -1 when out of
+ * memory. */
+/* The weight of `p`'s samples in each VM state (sums, ns); returns the
+ * weight of all of them. */
+int64_t rp_stat_state_totals(const rp_profile *p, int64_t sums[RP_VM_STATE_COUNT]);
+
+int rp_stat_write(const rp_profile *p, rp_out *out, bool with_report, int top);
+
+#endif

@@ -1,0 +1,486 @@
+/*
+ * profile/profile_read.c — the profile reader. See profile_read.h.
+ *
+ * Owns decoding the document: the file is decompressed into memory by
+ * gzip_file.c (one file at a time) and read with the pull parser of
+ * json_reader.c: no tree is built; every value is checked and interned as
+ * it is met, unknown keys are skipped (as the gem does). Samples keep the
+ * file's label set ids until the document has been read, because
+ * "label_sets" may come after the samples. What only the rperf gem's files
+ * contain is read by profile_read_gem.c.
+ */
+#include "profile_read.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/gzip_file.h"
+#include "profile_read_doc.h"
+#include "profile_read_pprof.h"
+#include "schema.h"
+#include "../common/vec.h"
+
+/* The reader is used by one thread at a time; its scratch buffers (JSON
+ * unescaping, decompression) are kept between documents. */
+static rp_json_reader shared_reader;
+
+int rp_doc_fail(char *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, RP_READ_ERROR_MAX, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* A syntax error of the JSON itself, or `message` for a wrong shape. */
+static int shape_error(struct doc *d, rp_jtok tok, const char *message)
+{
+    if (tok == RP_JT_ERROR) {
+        char where[160];
+        rp_jr_error(&d->jr, where, sizeof(where));
+        return rp_doc_fail(d->err, "not valid JSON (%s)", where);
+    }
+    return rp_doc_fail(d->err, "%s", message);
+}
+
+/* A top-level key whose value has the wrong type: "KEY" must be EXPECTED. */
+static int key_shape_error(struct doc *d, rp_jtok tok, const char *key, const char *expected)
+{
+    char message[128];
+    snprintf(message, sizeof(message), "\"%s\" must be %s", key, expected);
+    return shape_error(d, tok, message);
+}
+
+static int out_of_memory(struct doc *d)
+{
+    return rp_doc_fail(d->err, "out of memory");
+}
+
+static bool key_is(const struct doc *d, const char *key)
+{
+    size_t n = strlen(key);
+    return d->jr.str_len == n && memcmp(d->jr.str, key, n) == 0;
+}
+
+/* --- scalars ------------------------------------------------------------- */
+
+/* A non-negative integer (null reads as 0), already started as `tok`. */
+static int read_count(struct doc *d, rp_jtok tok, const char *what, int64_t *dst)
+{
+    int64_t v;
+    if (tok == RP_JT_NULL) {
+        *dst = 0;
+        return 0;
+    }
+    if (tok != RP_JT_NUMBER || !rp_jr_int(&d->jr, &v) || v < 0)
+        return key_shape_error(d, tok, what, "a non-negative integer");
+    *dst = v;
+    return 0;
+}
+
+static int read_string_id(struct doc *d, rp_jtok tok, const char *what, uint32_t *dst)
+{
+    if (tok == RP_JT_NULL)
+        return 0;
+    if (tok != RP_JT_STRING)
+        return key_shape_error(d, tok, what, "a string");
+    *dst = rp_profile_string(d->p, d->jr.str, d->jr.str_len);
+    return *dst == RP_IDX_NONE ? out_of_memory(d) : 0;
+}
+
+static int read_mode(struct doc *d, rp_jtok tok)
+{
+    if (tok == RP_JT_STRING && d->jr.str_len == 3 && memcmp(d->jr.str, "cpu", 3) == 0)
+        d->p->meta.mode = RP_MODE_CPU;
+    else if (tok == RP_JT_STRING && d->jr.str_len == 4 && memcmp(d->jr.str, "wall", 4) == 0)
+        d->p->meta.mode = RP_MODE_WALL;
+    else
+        return shape_error(d, tok, "\"mode\" must be \"cpu\" or \"wall\"");
+    return 0;
+}
+
+static int read_yjit(struct doc *d, rp_jtok tok)
+{
+    if (tok == RP_JT_NULL)
+        return 0;
+    double v = tok == RP_JT_NUMBER ? rp_jr_double(&d->jr) : -1;
+    if (!(v >= 0 && v <= 1))
+        return shape_error(d, tok, "\"yjit_ratio\" must be a number between 0 and 1");
+    d->p->meta.has_yjit = true;
+    d->p->meta.yjit_ratio = v;
+    return 0;
+}
+
+static int read_command(struct doc *d, rp_jtok tok)
+{
+    static const char *const message = "\"command\" must be an array of strings";
+    if (tok == RP_JT_NULL)
+        return 0;
+    if (tok != RP_JT_BEGIN_ARRAY)
+        return shape_error(d, tok, message);
+    uint32_t *words = NULL;
+    size_t n = 0, cap = 0;
+    while ((tok = rp_jr_next(&d->jr)) == RP_JT_STRING) {
+        if (RP_VEC_RESERVE(words, cap, n + 1) != 0 ||
+            (words[n] = rp_profile_string(d->p, d->jr.str, d->jr.str_len)) == RP_IDX_NONE) {
+            free(words);
+            return out_of_memory(d);
+        }
+        n++;
+    }
+    if (tok != RP_JT_END_ARRAY) {
+        free(words);
+        return shape_error(d, tok, message);
+    }
+    free(d->p->meta.command);
+    d->p->meta.command = words;
+    d->p->meta.command_len = n;
+    return 0;
+}
+
+/* --- objects of integers ("gc", "os", the gem's "gc_stats") ------------- */
+
+static const rp_int_field *field_named(const struct doc *d, rp_int_fields table)
+{
+    for (size_t i = 0; i < table.count; i++)
+        if (key_is(d, table.fields[i].key))
+            return &table.fields[i];
+    return NULL;
+}
+
+int rp_doc_read_fields(struct doc *d, rp_jtok tok, const char *name, void *base,
+                       rp_int_fields table, bool *present)
+{
+    if (tok == RP_JT_NULL)
+        return 0;
+    if (tok != RP_JT_BEGIN_OBJECT)
+        return key_shape_error(d, tok, name, "an object");
+    while ((tok = rp_jr_next(&d->jr)) == RP_JT_KEY) {
+        const rp_int_field *f = field_named(d, table);
+        tok = rp_jr_next(&d->jr);
+        if (f ? read_count(d, tok, f->key, rp_int_field_at(base, f)) != 0 : !rp_jr_skip(&d->jr, tok))
+            return f ? -1 : shape_error(d, RP_JT_ERROR, "");
+    }
+    if (tok != RP_JT_END_OBJECT)
+        return shape_error(d, tok, "");
+    *present = true;
+    return 0;
+}
+
+/* --- label sets ------------------------------------------------------------ */
+
+static int read_label_set(struct doc *d, rp_jtok tok, size_t index)
+{
+    char message[160];
+    if (tok != RP_JT_BEGIN_OBJECT) {
+        snprintf(message, sizeof(message), "label set %zu must be an object", index);
+        return shape_error(d, tok, message);
+    }
+    uint32_t count = 0;
+    while ((tok = rp_jr_next(&d->jr)) == RP_JT_KEY) {
+        if (RP_VEC_RESERVE(d->pairs, d->pairs_cap, count + 1) != 0)
+            return out_of_memory(d);
+        rp_label *l = &d->pairs[count];
+        l->key = rp_profile_string(d->p, d->jr.str, d->jr.str_len);
+        snprintf(message, sizeof(message), "label set %zu: value of \"%.*s\" must be a string",
+                 index, (int)(d->jr.str_len < 64 ? d->jr.str_len : 64), d->jr.str);
+        tok = rp_jr_next(&d->jr);
+        l->value = rp_gem_label_value(d, tok);
+        if (l->value == RP_IDX_NONE - 1)
+            return shape_error(d, tok, message);
+        if (l->key == RP_IDX_NONE || l->value == RP_IDX_NONE)
+            return out_of_memory(d);
+        count++;
+    }
+    if (tok != RP_JT_END_OBJECT)
+        return shape_error(d, tok, "");
+    uint32_t id = rp_profile_label_set(d->p, d->pairs, count);
+    if (id == RP_IDX_NONE || RP_VEC_RESERVE(d->label_map, d->label_map_len, index + 1) != 0)
+        return out_of_memory(d);
+    d->label_map[index] = id;
+    return 0;
+}
+
+static int read_label_sets(struct doc *d, rp_jtok tok)
+{
+    if (tok == RP_JT_NULL)
+        return 0;
+    if (tok != RP_JT_BEGIN_ARRAY)
+        return shape_error(d, tok, "\"label_sets\" must be an array of objects");
+    size_t index = 0;
+    /* label_map_len doubles as the map's capacity until the end */
+    free(d->label_map);
+    d->label_map = NULL;
+    d->label_map_len = 0;
+    size_t cap = 0;
+    while ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY) {
+        d->label_map_len = cap;
+        if (read_label_set(d, tok, index) != 0)
+            return -1;
+        cap = d->label_map_len;
+        index++;
+    }
+    d->label_map_len = index;
+    return 0;
+}
+
+/* --- samples ------------------------------------------------------------- */
+
+static int frame_error(struct doc *d, rp_jtok tok, size_t si, size_t fi)
+{
+    char message[128];
+    snprintf(message, sizeof(message),
+             "sample %zu, frame %zu: expected [path, label] strings, then optionally the line "
+             "and the method's first line",
+             si, fi);
+    return shape_error(d, tok, message);
+}
+
+/* The optional line numbers after path and label: a non-negative integer
+ * that fits 32 bits, or the end of the frame. Returns 1 when one was read
+ * into *line, 0 at the end of the frame, -1 on a bad element. */
+static int read_frame_line(struct doc *d, rp_jtok *tok, uint32_t *line)
+{
+    *tok = rp_jr_next(&d->jr);
+    if (*tok == RP_JT_END_ARRAY)
+        return 0;
+    int64_t v;
+    if (*tok != RP_JT_NUMBER || !rp_jr_int(&d->jr, &v) || v < 0 || v > UINT32_MAX)
+        return -1;
+    *line = (uint32_t)v;
+    return 1;
+}
+
+/* [path, label], [path, label, line] or [path, label, line, first_line]
+ * (see the format in README); further elements are allowed and ignored. */
+static int read_frame(struct doc *d, rp_jtok tok, size_t si, size_t fi, uint32_t *id)
+{
+    if (tok != RP_JT_BEGIN_ARRAY || (tok = rp_jr_next(&d->jr)) != RP_JT_STRING)
+        return frame_error(d, tok, si, fi);
+    uint32_t path = rp_profile_string(d->p, d->jr.str, d->jr.str_len);
+    if ((tok = rp_jr_next(&d->jr)) != RP_JT_STRING)
+        return frame_error(d, tok, si, fi);
+    uint32_t label = rp_profile_string(d->p, d->jr.str, d->jr.str_len);
+    uint32_t line = 0, start_line = 0;
+    int more = read_frame_line(d, &tok, &line);
+    if (more > 0)
+        more = read_frame_line(d, &tok, &start_line);
+    if (more < 0)
+        return frame_error(d, tok, si, fi);
+    if (more > 0)
+        while ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY)
+            if (!rp_jr_skip(&d->jr, tok))
+                return frame_error(d, RP_JT_ERROR, si, fi);
+    *id = rp_profile_line_frame(d->p, path, label, line, start_line);
+    return *id == RP_IDX_NONE ? out_of_memory(d) : 0;
+}
+
+static int read_frames(struct doc *d, rp_jtok tok, size_t si, uint32_t *depth)
+{
+    char message[64];
+    snprintf(message, sizeof(message), "sample %zu: frames must be an array", si);
+    if (tok != RP_JT_BEGIN_ARRAY)
+        return shape_error(d, tok, message);
+    uint32_t n = 0;
+    while ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY) {
+        if (n >= RP_IDX_NONE - 1 || RP_VEC_RESERVE(d->frames, d->frames_cap, (size_t)n + 1) != 0)
+            return out_of_memory(d);
+        if (read_frame(d, tok, si, n, &d->frames[n]) != 0)
+            return -1;
+        n++;
+    }
+    *depth = n;
+    return 0;
+}
+
+/* thread_seq or label_set_id: a small non-negative integer or null. */
+static int read_sample_id(struct doc *d, rp_jtok tok, size_t si, const char *what, uint32_t *dst)
+{
+    int64_t v;
+    *dst = 0;
+    if (tok == RP_JT_NULL)
+        return 0;
+    if (tok != RP_JT_NUMBER || !rp_jr_int(&d->jr, &v) || v < 0 || v >= RP_IDX_NONE) {
+        char message[96];
+        snprintf(message, sizeof(message), "sample %zu: %s must be a non-negative integer", si, what);
+        return shape_error(d, tok, message);
+    }
+    *dst = (uint32_t)v;
+    return 0;
+}
+
+static int read_sample(struct doc *d, rp_jtok tok, size_t si)
+{
+    char message[96];
+    snprintf(message, sizeof(message), "sample %zu: expected [frames, weight, thread_seq, label_set_id]", si);
+    if (tok != RP_JT_BEGIN_ARRAY)
+        return shape_error(d, tok, message);
+    uint32_t depth = 0;
+    struct pending_sample s = {0};
+    if ((tok = rp_jr_next(&d->jr)) == RP_JT_END_ARRAY)
+        return shape_error(d, tok, message);
+    if (read_frames(d, tok, si, &depth) != 0)
+        return -1;
+    tok = rp_jr_next(&d->jr);
+    if (tok == RP_JT_END_ARRAY)
+        return shape_error(d, tok, message);
+    if (tok != RP_JT_NUMBER || !rp_jr_int(&d->jr, &s.weight) || s.weight < 0) {
+        snprintf(message, sizeof(message), "sample %zu: weight must be a non-negative integer", si);
+        return shape_error(d, tok, message);
+    }
+    /* optional thread_seq and label_set_id; anything after is ignored */
+    if ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY) {
+        if (read_sample_id(d, tok, si, "thread_seq", &s.thread_seq) != 0)
+            return -1;
+        if ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY) {
+            if (read_sample_id(d, tok, si, "label_set_id", &s.file_label_set) != 0)
+                return -1;
+            while ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY)
+                if (!rp_jr_skip(&d->jr, tok))
+                    return shape_error(d, RP_JT_ERROR, "");
+        }
+    }
+    s.stack = rp_profile_stack(d->p, d->frames, depth);
+    if (s.stack == RP_IDX_NONE || RP_VEC_RESERVE(d->samples, d->samples_cap, d->sample_count + 1) != 0)
+        return out_of_memory(d);
+    d->samples[d->sample_count++] = s;
+    return 0;
+}
+
+static int read_samples(struct doc *d, rp_jtok tok)
+{
+    if (tok == RP_JT_NULL)
+        return 0;
+    if (d->have_samples) /* both aggregated_samples and raw_samples: the first wins */
+        return rp_jr_skip(&d->jr, tok) ? 0 : shape_error(d, RP_JT_ERROR, "");
+    if (tok != RP_JT_BEGIN_ARRAY)
+        return shape_error(d, tok, "samples must be an array");
+    size_t si = 0;
+    while ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY)
+        if (read_sample(d, tok, si++) != 0)
+            return -1;
+    d->have_samples = true;
+    return 0;
+}
+
+/* With the whole document read: label ids checked and mapped, samples in. */
+static int add_samples(struct doc *d)
+{
+    for (size_t i = 0; i < d->sample_count; i++) {
+        const struct pending_sample *s = &d->samples[i];
+        if (s->file_label_set != 0 && s->file_label_set >= d->label_map_len)
+            return rp_doc_fail(d->err, "sample %zu: label_set_id %" PRIu32 " is out of range (%zu label sets)",
+                        i, s->file_label_set, d->label_map_len);
+        uint32_t ls = s->file_label_set < d->label_map_len ? d->label_map[s->file_label_set] : 0;
+        switch (rp_sample_table_add(&d->p->samples, s->stack, s->thread_seq, ls, s->weight)) {
+        case RP_SAMPLE_OK:
+            break;
+        case RP_SAMPLE_OVERFLOW:
+            return rp_doc_fail(d->err, "sample %zu: total weight overflows 64 bits", i);
+        default:
+            return out_of_memory(d);
+        }
+    }
+    return 0;
+}
+
+/* --- the document -------------------------------------------------------- */
+
+static int read_member(struct doc *d)
+{
+    rp_meta *m = &d->p->meta;
+    const rp_int_field *counter = field_named(d, rp_meta_fields);
+    char key[64];
+    snprintf(key, sizeof(key), "%.*s", (int)(d->jr.str_len < 63 ? d->jr.str_len : 63), d->jr.str);
+    rp_jtok tok = rp_jr_next(&d->jr);
+    if (counter)
+        return read_count(d, tok, key, rp_int_field_at(m, counter));
+    if (strcmp(key, RP_KEY_MODE) == 0)
+        return read_mode(d, tok);
+    if (strcmp(key, RP_KEY_AGGREGATED_SAMPLES) == 0 || strcmp(key, RP_KEY_RAW_SAMPLES) == 0)
+        return read_samples(d, tok);
+    if (strcmp(key, RP_KEY_LABEL_SETS) == 0)
+        return read_label_sets(d, tok);
+    if (strcmp(key, RP_KEY_COMMAND) == 0)
+        return read_command(d, tok);
+    if (strcmp(key, RP_KEY_RPERF_VERSION) == 0)
+        return read_string_id(d, tok, key, &m->rperf_version);
+    if (strcmp(key, RP_KEY_RUBY_VERSION) == 0)
+        return read_string_id(d, tok, key, &m->ruby_version);
+    if (strcmp(key, RP_KEY_GC) == 0)
+        return rp_doc_read_fields(d, tok, key, &m->gc, rp_gc_fields, &m->has_gc);
+    if (strcmp(key, RP_KEY_OS) == 0)
+        return rp_doc_read_fields(d, tok, key, &m->os, rp_os_fields, &m->has_os);
+    if (strcmp(key, RP_KEY_GEM_GC_STATS) == 0)
+        return rp_gem_read_gc_stats(d, tok);
+    if (strcmp(key, RP_KEY_YJIT_RATIO) == 0)
+        return read_yjit(d, tok);
+    return rp_jr_skip(&d->jr, tok) ? 0 : shape_error(d, RP_JT_ERROR, "");
+}
+
+static int read_document(struct doc *d)
+{
+    rp_jtok tok = rp_jr_next(&d->jr);
+    if (tok != RP_JT_BEGIN_OBJECT) {
+        /* a syntax error first, then a wrong shape */
+        if (tok != RP_JT_ERROR && (!rp_jr_skip(&d->jr, tok) || rp_jr_next(&d->jr) == RP_JT_ERROR))
+            tok = RP_JT_ERROR;
+        return shape_error(d, tok, "top level is not a JSON object: not an rperf profile");
+    }
+    while ((tok = rp_jr_next(&d->jr)) == RP_JT_KEY)
+        if (read_member(d) != 0)
+            return -1;
+    if (tok != RP_JT_END_OBJECT || (tok = rp_jr_next(&d->jr)) != RP_JT_END)
+        return shape_error(d, RP_JT_ERROR, "");
+    if (!d->have_samples)
+        return rp_doc_fail(d->err, "no \"aggregated_samples\" or \"raw_samples\" array: not an rperf profile");
+    rp_meta *m = &d->p->meta;
+    if (m->process_count == 0)
+        m->process_count = 1;
+    if (m->total_duration_ns == 0)
+        m->total_duration_ns = m->duration_ns;
+    return add_samples(d);
+}
+
+/* Whether the first byte after any whitespace opens a JSON object. */
+static bool starts_like_json(const char *data, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n'))
+        i++;
+    return i < len && data[i] == '{';
+}
+
+int rp_profile_read_buffer(rp_profile *p, const char *data, size_t len, char err[RP_READ_ERROR_MAX])
+{
+    /* By content, not by name: pprof files (ours, the gem's) too. */
+    if (!starts_like_json(data, len) && rp_pprof_looks_like(data, len))
+        return rp_pprof_read(p, data, len, err);
+    struct doc d = {.p = p, .err = err};
+    d.jr = shared_reader;
+    rp_jr_init(&d.jr, data, len);
+    int rc = read_document(&d);
+    shared_reader = d.jr; /* keeps the scratch buffer */
+    free(d.samples);
+    free(d.label_map);
+    free(d.frames);
+    free(d.pairs);
+    return rc;
+}
+
+int rp_profile_read_file(rp_profile *p, const char *path, char err[RP_READ_ERROR_MAX])
+{
+    const char *data;
+    size_t len = 0;
+    if (rp_gzip_file_read(path, RP_READ_MAX_BYTES, &data, &len, err, RP_READ_ERROR_MAX) != 0)
+        return -1;
+    if (len == 0)
+        return rp_doc_fail(err, "empty file");
+    return rp_profile_read_buffer(p, data, len, err);
+}

@@ -1,0 +1,31 @@
+/*
+ * profile/profile_read.h — reading one profile file.
+ *
+ * Owns: decoding a .json.gz (or plain .json) profile written by this agent
+ * or by the rperf gem 0.9 into the in-memory model, and checking every
+ * value it takes from the file; pprof files (profile.proto, gzip-compressed
+ * or not, as this analyzer or the gem writes them) are recognised by
+ * their content and read too (profile_read_pprof.c). Nothing in a file can make the reader
+ * crash or read out of bounds: each problem becomes a one-line message.
+ */
+#ifndef RPERF_COMMON_PROFILE_READ_H
+#define RPERF_COMMON_PROFILE_READ_H
+
+#include <stddef.h>
+
+#include "profile.h"
+
+#define RP_READ_ERROR_MAX 256
+
+/* Largest decompressed document accepted (a guard against gzip bombs). */
+#define RP_READ_MAX_BYTES ((size_t)4 << 30)
+
+/* Reads `path` into `p`, which the caller has initialised (aggregating).
+ * Returns 0, or -1 with a message (without the file name) in `err`. */
+int rp_profile_read_file(rp_profile *p, const char *path, char err[RP_READ_ERROR_MAX]);
+
+/* Same for a document already in memory (used by tests and the fuzzer). */
+int rp_profile_read_buffer(rp_profile *p, const char *data, size_t len,
+                           char err[RP_READ_ERROR_MAX]);
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * profile/profile_read_doc.h — the document being read, inside the reader.
+ *
+ * Owns: the state of one document being decoded, shared by the files of
+ * the profile reader only (profile_read.c decodes the format,
+ * profile_read_gem.c what only the rperf gem writes). Not for other users:
+ * they call profile_read.h.
+ */
+#ifndef RPERF_COMMON_PROFILE_READ_DOC_H
+#define RPERF_COMMON_PROFILE_READ_DOC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../common/json_reader.h"
+#include "profile.h"
+
+struct pending_sample {
+    uint32_t stack, thread_seq, file_label_set;
+    int64_t weight;
+};
+
+struct doc {
+    rp_profile *p;
+    rp_json_reader jr;
+    char *err; /* RP_READ_ERROR_MAX bytes */
+    struct pending_sample *samples;
+    size_t sample_count, samples_cap;
+    bool have_samples;
+    uint32_t *label_map; /* file label set id → profile id */
+    size_t label_map_len;
+    uint32_t *frames;    /* scratch: frame ids of one sample */
+    size_t frames_cap;
+    rp_label *pairs;     /* scratch: one label set */
+    size_t pairs_cap;
+};
+
+/* Formats the one-line message into `err`; returns -1. */
+int rp_doc_fail(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* An object of non-negative integers (already started as `tok`) into the
+ * members of `base` that `table` names; other keys are skipped. Sets
+ * *present. Returns 0 or -1 with the message in d->err. */
+int rp_doc_read_fields(struct doc *d, rp_jtok tok, const char *name, void *base,
+                       rp_int_fields table, bool *present);
+
+/* profile_read_gem.c: the gem's "gc_stats", and its label values. */
+int rp_gem_read_gc_stats(struct doc *d, rp_jtok tok);
+/* The profile string of a label value (already started as `tok`);
+ * RP_IDX_NONE when out of memory, RP_IDX_NONE - 1 when not a scalar. */
+uint32_t rp_gem_label_value(struct doc *d, rp_jtok tok);
+
+#endif

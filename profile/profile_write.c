@@ -1,0 +1,143 @@
+/*
+ * profile/profile_write.c — the profile document writer. See profile_write.h.
+ */
+#include "profile_write.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/atomic_file.h"
+#include "../common/json_writer.h"
+#include "schema.h"
+
+static void write_string_id(rp_json *j, const rp_profile *p, uint32_t id)
+{
+    size_t len;
+    const char *s = rp_strtab_get(&p->strings, id, &len);
+    rp_json_string(j, s, len);
+}
+
+/* The members of `table` found in `base`; merged-only ones when `merged`. */
+static void write_int_fields(rp_json *j, const void *base, rp_int_fields table, bool merged)
+{
+    for (size_t i = 0; i < table.count; i++)
+        if (merged || !table.fields[i].merged_only)
+            rp_json_member_int(j, table.fields[i].key,
+                               *rp_int_field_at((void *)base, &table.fields[i]));
+}
+
+static void write_counters(rp_json *j, const rp_profile *p)
+{
+    const rp_meta *m = &p->meta;
+    rp_json_member_cstring(j, RP_KEY_RPERF_VERSION,
+                           m->rperf_version != RP_IDX_NONE ? rp_profile_str(p, m->rperf_version)
+                                                           : RP_VERSION);
+    rp_json_member_cstring(j, RP_KEY_MODE, rp_mode_name(m->mode));
+    write_int_fields(j, m, rp_meta_fields, m->process_count > 1);
+    /* informative: readers recount them */
+    rp_json_member_int(j, RP_KEY_UNIQUE_FRAMES, (int64_t)p->frame_count);
+    rp_json_member_int(j, RP_KEY_UNIQUE_STACKS, (int64_t)p->stacks.count);
+}
+
+static void write_int_object(rp_json *j, const char *key, const void *base, rp_int_fields table)
+{
+    rp_json_key(j, key);
+    rp_json_begin_object(j);
+    write_int_fields(j, base, table, true);
+    rp_json_end_object(j);
+}
+
+static void write_process_facts(rp_json *j, const rp_profile *p)
+{
+    const rp_meta *m = &p->meta;
+    rp_json_key(j, RP_KEY_COMMAND);
+    rp_json_begin_array(j);
+    for (size_t i = 0; i < m->command_len; i++)
+        write_string_id(j, p, m->command[i]);
+    rp_json_end_array(j);
+    if (m->ruby_version != RP_IDX_NONE) {
+        rp_json_key(j, RP_KEY_RUBY_VERSION);
+        write_string_id(j, p, m->ruby_version);
+    }
+    if (m->has_gc)
+        write_int_object(j, RP_KEY_GC, &m->gc, rp_gc_fields);
+    if (m->has_yjit) {
+        rp_json_key(j, RP_KEY_YJIT_RATIO);
+        rp_json_double(j, m->yjit_ratio);
+    }
+    if (m->has_os)
+        write_int_object(j, RP_KEY_OS, &m->os, rp_os_fields);
+}
+
+static void write_samples(rp_json *j, const rp_profile *p)
+{
+    rp_json_key(j, p->samples.aggregate ? RP_KEY_AGGREGATED_SAMPLES : RP_KEY_RAW_SAMPLES);
+    rp_json_begin_array(j);
+    for (size_t i = 0; i < p->samples.count; i++) {
+        const rp_sample *s = &p->samples.samples[i];
+        uint32_t depth;
+        const uint32_t *frames = rp_stack_table_get(&p->stacks, s->stack, &depth);
+        rp_json_begin_array(j);
+        rp_json_begin_array(j);
+        for (uint32_t d = 0; d < depth; d++) {
+            const rp_frame *f = &p->frames[frames[d]];
+            rp_json_begin_array(j);
+            write_string_id(j, p, f->path);
+            write_string_id(j, p, f->label);
+            if (f->line) {
+                rp_json_int(j, f->line);
+                if (f->start_line)
+                    rp_json_int(j, f->start_line);
+            }
+            rp_json_end_array(j);
+        }
+        rp_json_end_array(j);
+        rp_json_int(j, s->weight);
+        rp_json_int(j, s->thread_seq);
+        rp_json_int(j, s->label_set);
+        rp_json_end_array(j);
+    }
+    rp_json_end_array(j);
+}
+
+static void write_label_sets(rp_json *j, const rp_profile *p)
+{
+    rp_json_key(j, RP_KEY_LABEL_SETS);
+    rp_json_begin_array(j);
+    for (size_t i = 0; i < p->label_set_count; i++) {
+        const rp_label_set *ls = &p->label_sets[i];
+        rp_json_begin_object(j);
+        for (uint32_t k = 0; k < ls->count; k++) {
+            const rp_label *l = &p->labels[ls->first + k];
+            rp_json_key(j, rp_profile_str(p, l->key));
+            write_string_id(j, p, l->value);
+        }
+        rp_json_end_object(j);
+    }
+    rp_json_end_array(j);
+}
+
+int rp_profile_write_json(const rp_profile *p, rp_out *out)
+{
+    rp_json j;
+    rp_json_init(&j, out);
+    rp_json_begin_object(&j);
+    write_counters(&j, p);
+    write_process_facts(&j, p);
+    write_samples(&j, p);
+    write_label_sets(&j, p);
+    rp_json_end_object(&j);
+    rp_out_write(out, "\n", 1);
+    return 0;
+}
+
+int rp_profile_write_file(const rp_profile *p, const char *path, int level)
+{
+    rp_atomic_file f;
+    int err = rp_atomic_file_open(&f, path, RP_FILE_PRIVATE, level);
+    if (err)
+        return err;
+    rp_profile_write_json(p, f.out);
+    return rp_atomic_file_finish(&f, true);
+}

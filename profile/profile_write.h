@@ -1,0 +1,22 @@
+/*
+ * profile/profile_write.h — writing a profile in the .json.gz format.
+ *
+ * Owns: the layout of a profile document (README, "Profile file format") as produced from the
+ * in-memory model, streamed through common/json_writer.
+ */
+#ifndef RPERF_COMMON_PROFILE_WRITE_H
+#define RPERF_COMMON_PROFILE_WRITE_H
+
+#include "../common/out.h"
+#include "profile.h"
+
+/* Streams `p` as one JSON document to `out`; returns 0 (it allocates
+ * nothing). Write errors surface at rp_out_close(). */
+int rp_profile_write_json(const rp_profile *p, rp_out *out);
+
+/* Writes `p` gzip-compressed (zlib level `level`) to `path`, a private
+ * file published whole (common/atomic_file.h). Returns 0 or an errno
+ * value. */
+int rp_profile_write_file(const rp_profile *p, const char *path, int level);
+
+#endif

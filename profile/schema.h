@@ -1,0 +1,82 @@
+/*
+ * profile/schema.h — the names used in rperf profile files (README, "Profile
+ * file format").
+ *
+ * Owns: every JSON key and fixed string of the .json.gz format, shared by
+ * the agent's writer and the analyzer's reader so they cannot drift apart.
+ * The format is the rperf gem 0.9's; keys marked "ext" are this project's
+ * extensions, which the gem ignores.
+ */
+#ifndef RPERF_COMMON_SCHEMA_H
+#define RPERF_COMMON_SCHEMA_H
+
+#define RP_VERSION "0.9.0"
+
+#define RP_KEY_RPERF_VERSION "rperf_version"
+#define RP_KEY_PID "pid"
+#define RP_KEY_PPID "ppid"
+#define RP_KEY_MODE "mode"
+#define RP_KEY_FREQUENCY "frequency"
+#define RP_KEY_TRIGGER_COUNT "trigger_count"
+#define RP_KEY_SAMPLING_COUNT "sampling_count"
+#define RP_KEY_SAMPLING_TIME_NS "sampling_time_ns"
+#define RP_KEY_DETECTED_THREADS "detected_thread_count"
+#define RP_KEY_UNIQUE_FRAMES "unique_frames"
+#define RP_KEY_UNIQUE_STACKS "unique_stacks"
+#define RP_KEY_START_TIME_NS "start_time_ns"
+#define RP_KEY_DURATION_NS "duration_ns"
+#define RP_KEY_USER_NS "user_ns"
+#define RP_KEY_SYS_NS "sys_ns"
+#define RP_KEY_DROPPED_SAMPLES "dropped_samples"
+#define RP_KEY_TRUNCATED_SAMPLES "truncated_samples" /* ext */
+#define RP_KEY_PROCESS_COUNT "process_count"         /* merged files */
+#define RP_KEY_TOTAL_DURATION_NS "total_duration_ns" /* merged files */
+#define RP_KEY_PART "part" /* ext: 0 a whole process, N the Nth part (RPERF_INTERVAL) */
+#define RP_KEY_AGGREGATED_SAMPLES "aggregated_samples"
+#define RP_KEY_RAW_SAMPLES "raw_samples"
+#define RP_KEY_LABEL_SETS "label_sets"
+#define RP_KEY_COMMAND "command"           /* ext: argv array */
+#define RP_KEY_RUBY_VERSION "ruby_version" /* ext */
+#define RP_KEY_YJIT_RATIO "yjit_ratio"     /* ext */
+
+#define RP_KEY_GC "gc" /* ext object */
+#define RP_KEY_GEM_GC_STATS "gc_stats" /* the gem's GC object (read only) */
+#define RP_KEY_GC_COUNT "count"
+#define RP_KEY_GC_MINOR "minor_gc_count"
+#define RP_KEY_GC_MAJOR "major_gc_count"
+#define RP_KEY_GC_TIME_NS "time_ns"
+#define RP_KEY_GC_ALLOCATED "total_allocated_objects"
+#define RP_KEY_GC_FREED "total_freed_objects"
+
+#define RP_KEY_OS "os" /* ext object */
+#define RP_KEY_OS_MAXRSS_KB "maxrss_kb"
+#define RP_KEY_OS_MINFLT "page_faults_minor"
+#define RP_KEY_OS_MAJFLT "page_faults_major"
+#define RP_KEY_OS_NVCSW "ctx_voluntary"
+#define RP_KEY_OS_NIVCSW "ctx_involuntary"
+#define RP_KEY_OS_IO_READ "io_read_bytes"
+#define RP_KEY_OS_IO_WRITE "io_write_bytes"
+
+/* Frame path of C functions (rb_profile_frame_path gives nil for them). */
+#define RP_C_METHOD_PATH "<C method>"
+
+/* Labels that carry VM state (profile/vm_state.h maps states to them). */
+#define RP_LABEL_GVL "%GVL"
+#define RP_LABEL_GVL_BLOCKED "blocked"
+#define RP_LABEL_GVL_WAIT "wait"
+#define RP_LABEL_GC "%GC"
+#define RP_LABEL_GC_MARK "mark"
+#define RP_LABEL_GC_SWEEP "sweep"
+#define RP_LABEL_PID "%pid"
+
+/* Profile files in a session directory: profile-<pid>-<start_ns>.json.gz;
+ * the analyzer also reads plain .json profiles. */
+#define RP_PROFILE_PREFIX "profile-"
+#define RP_PROFILE_SUFFIX ".json.gz"
+#define RP_PROFILE_SUFFIX_PLAIN ".json"
+
+/* Frames kept per sample; deeper stacks keep the leaf side and count in
+ * "truncated_samples". */
+#define RP_STACK_MAX 512
+
+#endif

@@ -1,0 +1,904 @@
+/*
+ * profile/viewer/viewer.js — the viewer page's script.
+ *
+ * Reads the data rperf-analyze embedded (#rperf-data; its layout is
+ * described at the top of profile/encode/html.c), filters the call tree's leaf
+ * weights by label, process and thread, builds the tree that is shown
+ * (with label values as root or leaf frames when asked), draws it on a
+ * canvas and fills the Top and Tags tables with the same markup the page
+ * was written with (profile/encode/html_sections.c). A session of parts
+ * (RPERF_INTERVAL) also gets a time strip: the sampled time over the run,
+ * where dragging selects the parts of a stretch of time. No network, no
+ * library.
+ *
+ * window.rperfViewer exposes what is drawn, for tests and for the curious.
+ */
+'use strict';
+(function () {
+  const scriptStart = performance.now();
+  const data = JSON.parse(document.getElementById('rperf-data').textContent);
+  const $ = (id) => document.getElementById(id);
+  const str = (id) => (id >= 0 ? data.strings[id] : '');
+
+  // --- frames --------------------------------------------------------------
+  const KIND = { ruby: 0, cfunc: 1, state: 2, label: 3, other: 4, root: 5 };
+  const STATE_KEYS = new Set(['%GVL', '%GC']);
+  const frameName = [], framePath = [], frameKind = [];
+  for (let i = 0; i < data.frames.length; i += 3) {
+    const label = data.frames[i], path = data.frames[i + 1], line = data.frames[i + 2];
+    if (label < 0) {
+      frameName.push('(other)'); framePath.push(''); frameKind.push(KIND.other);
+      continue;
+    }
+    frameName.push(line ? `${str(label)}:${line}` : str(label));
+    framePath.push(str(path));
+    frameKind.push(str(path) === '<C method>' ? KIND.cfunc : KIND.ruby);
+  }
+  const BASE_FRAMES = frameName.length;
+  const ROOT_FRAME = -1;
+  const labelFrames = new Map();
+  function labelFrame(key, value) {
+    const name = `${key}=${value}`;
+    let f = labelFrames.get(name);
+    if (f === undefined) {
+      f = frameName.length;
+      frameName.push(name); framePath.push('');
+      frameKind.push(STATE_KEYS.has(key) ? KIND.state : KIND.label);
+      labelFrames.set(name, f);
+    }
+    return f;
+  }
+  const nameOf = (f) => (f === ROOT_FRAME ? 'all' : frameName[f]);
+
+  // --- label sets, processes, threads ------------------------------------------
+  const rootPid = String(data.root_pid);
+  // The loader's label for the file a sample came from (its time slot):
+  // kept apart, it is no label of the program.
+  const SLOT_KEY = '%slot';
+  const setSlot = new Int32Array(data.label_sets.length).fill(-1);
+  const setLabels = data.label_sets.map((pairs, s) => {
+    const m = new Map();
+    for (let i = 0; i < pairs.length; i += 2) m.set(str(pairs[i]), str(pairs[i + 1]));
+    if (m.has(SLOT_KEY)) { setSlot[s] = Number(m.get(SLOT_KEY)); m.delete(SLOT_KEY); }
+    if (!m.has('%pid')) m.set('%pid', rootPid); // the root process carries none
+    return m;
+  });
+  const setProcess = data.processes.map((p) => (p < 0 ? rootPid : str(p)));
+  const threadKey = (set, seq) => `${setProcess[set]}:${seq}`;
+
+  // --- the call tree as embedded --------------------------------------------------
+  const nodeCount = data.nodes.length / 2 + 1;
+  const nodeParent = new Int32Array(nodeCount), nodeFrame = new Int32Array(nodeCount);
+  nodeParent[0] = -1; nodeFrame[0] = ROOT_FRAME;
+  for (let n = 1; n < nodeCount; n++) {
+    nodeParent[n] = data.nodes[2 * (n - 1)];
+    nodeFrame[n] = data.nodes[2 * (n - 1) + 1];
+  }
+  const leaves = data.leaves; // node, thread_seq, label_set, weight
+  const leafCount = leaves.length / 4;
+
+  // A differential page (rperf-analyze diff --html): the base's total at
+  // each embedded node's path (-1: the base has no such path).
+  const diff = data.diff || null;
+  const baseNsOf = (node) => (node === 0 ? diff.base_total_ns : node > 0 ? diff.base_ns[node - 1] : -1);
+
+  // --- filters ---------------------------------------------------------------------------
+  const state = {
+    search: null, focusFrame: -1, tagfocus: [], tagignore: [], tagroot: [], tagleaf: [],
+    process: '', thread: '', flame: false, zoomPath: [], sort: 'self',
+    range: null, // { from, to } in ns: the time strip's selection
+  };
+
+  function escapeRegex(s) { return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); }
+
+  // "REGEX" or "KEY=REGEX", several separated by commas; throws on a bad regex.
+  function parseTagExprs(text) {
+    return text.split(',').map((t) => t.trim()).filter((t) => t).map((t) => {
+      const eq = t.indexOf('=');
+      if (eq > 0) return { key: t.slice(0, eq), re: new RegExp(t.slice(eq + 1)) };
+      return { key: null, re: new RegExp(t) };
+    });
+  }
+  const parseKeys = (text) => text.split(',').map((t) => t.trim()).filter((t) => t);
+
+  function labelValue(set, seq, key) {
+    return key === 'thread_seq' ? String(seq) : setLabels[set].get(key);
+  }
+
+  function matchesAny(exprs, set, seq) {
+    for (const e of exprs) {
+      if (e.key !== null) {
+        const v = labelValue(set, seq, e.key);
+        if (v !== undefined && e.re.test(v)) return true;
+      } else {
+        for (const v of setLabels[set].values()) if (e.re.test(v)) return true;
+      }
+    }
+    return false;
+  }
+
+  // Nodes whose path from the root holds the focused frame.
+  function focusedNodes() {
+    if (state.focusFrame < 0) return null;
+    const has = new Uint8Array(nodeCount);
+    for (let n = 1; n < nodeCount; n++)
+      has[n] = has[nodeParent[n]] || nodeFrame[n] === state.focusFrame ? 1 : 0;
+    return has;
+  }
+
+  // The leaves that pass every filter, as indexes.
+  function passingLeaves() {
+    const cache = new Map(), focus = focusedNodes(), out = [];
+    for (let i = 0; i < leafCount; i++) {
+      const node = leaves[4 * i], seq = leaves[4 * i + 1], set = leaves[4 * i + 2];
+      if (focus && !focus[node]) continue;
+      const key = set * 4294967296 + seq;
+      let ok = cache.get(key);
+      if (ok === undefined) {
+        ok = (!state.process || setProcess[set] === state.process) &&
+          (!state.thread || threadKey(set, seq) === state.thread) &&
+          (!state.tagfocus.length || matchesAny(state.tagfocus, set, seq)) &&
+          !(state.tagignore.length && matchesAny(state.tagignore, set, seq));
+        cache.set(key, ok);
+      }
+      if (ok) out.push(i);
+    }
+    return out;
+  }
+
+  // --- the tree shown --------------------------------------------------------------------
+  let shown = null; // { frame, parent, depth, self, total, children }
+
+  // Label frames (tagroot, tagleaf) are found among a node's children
+  // through `labelChild`; embedded nodes map one to one onto shown nodes
+  // under each tagroot group, through an Int32Array per group (a Map past
+  // a few dozen groups, to bound memory).
+  const DENSE_GROUPS = 32;
+  function buildShown(passing) {
+    const frame = [ROOT_FRAME], parent = [-1], depth = [0], self = [0];
+    const origin = [0]; // the embedded node a shown node stands for; -1 for label frames
+    function add(p, f, from = -1) {
+      frame.push(f); parent.push(p); depth.push(depth[p] + 1); self.push(0); origin.push(from);
+      return frame.length - 1;
+    }
+    const labelChild = new Map(); // label frame -> parent -> child (small-integer keys)
+    function labelChildOf(p, f) {
+      let byParent = labelChild.get(f);
+      if (!byParent) labelChild.set(f, (byParent = new Map()));
+      let c = byParent.get(p);
+      if (c === undefined) byParent.set(p, (c = add(p, f)));
+      return c;
+    }
+    const groups = new Map(); // tagroot group's node -> base node -> shown node
+    function mapOf(top) {
+      let m = groups.get(top);
+      if (!m) {
+        m = groups.size < DENSE_GROUPS ? new Int32Array(nodeCount).fill(-1) : new Map();
+        groups.set(top, m);
+      }
+      return m;
+    }
+    const chain = [];
+    function shownNode(top, base) {
+      const m = mapOf(top), dense = m instanceof Int32Array;
+      chain.length = 0;
+      let n = base, at = top;
+      while (n > 0) {
+        const known = dense ? m[n] : m.has(n) ? m.get(n) : -1;
+        if (known >= 0) { at = known; break; }
+        chain.push(n);
+        n = nodeParent[n];
+      }
+      for (let i = chain.length - 1; i >= 0; i--) {
+        at = add(at, nodeFrame[chain[i]], chain[i]);
+        if (dense) m[chain[i]] = at; else m.set(chain[i], at);
+      }
+      return at;
+    }
+    // Per (label set, thread): the tagroot group's node and the tagleaf frames.
+    const slices = new Map();
+    function sliceOf(set, seq) {
+      const key = set * 4294967296 + seq;
+      let sl = slices.get(key);
+      if (sl) return sl;
+      let top = 0;
+      for (const k of state.tagroot) {
+        const v = labelValue(set, seq, k);
+        top = labelChildOf(top, labelFrame(k, v === undefined ? '(not set)' : v));
+      }
+      const leafFrames = [];
+      for (const k of state.tagleaf) {
+        const v = labelValue(set, seq, k);
+        if (v !== undefined) leafFrames.push(labelFrame(k, v));
+      }
+      slices.set(key, (sl = { top, leafFrames }));
+      return sl;
+    }
+    for (const i of passing) {
+      const sl = sliceOf(leaves[4 * i + 2], leaves[4 * i + 1]);
+      let at = shownNode(sl.top, leaves[4 * i]);
+      for (const f of sl.leafFrames) at = labelChildOf(at, f);
+      self[at] += leaves[4 * i + 3];
+    }
+    const count = frame.length;
+    const total = Float64Array.from(self);
+    for (let n = count - 1; n > 0; n--) total[parent[n]] += total[n];
+    // Children as one array sliced per node (first[n] .. first[n + 1]),
+    // heaviest first.
+    const first = new Int32Array(count + 1), kids = new Int32Array(Math.max(count - 1, 0));
+    for (let n = 1; n < count; n++) first[parent[n] + 1]++;
+    for (let n = 0; n < count; n++) first[n + 1] += first[n];
+    const fill = first.slice(0, count);
+    for (let n = 1; n < count; n++) kids[fill[parent[n]]++] = n;
+    for (let n = 0; n < count; n++)
+      if (first[n + 1] - first[n] > 1) kids.subarray(first[n], first[n + 1]).sort((a, b) => total[b] - total[a]);
+    const children = (n) => kids.subarray(first[n], first[n + 1]);
+    return { frame, parent, depth, self, total, children, origin };
+  }
+
+  // Per frame: self and total over the embedded tree (no label frames),
+  // a frame counted once per path even under recursion.
+  function frameWeights(passing) {
+    const selfAt = new Float64Array(nodeCount);
+    for (const i of passing) selfAt[leaves[4 * i]] += leaves[4 * i + 3];
+    const totalAt = Float64Array.from(selfAt);
+    for (let n = nodeCount - 1; n > 0; n--) totalAt[nodeParent[n]] += totalAt[n];
+    const self = new Float64Array(BASE_FRAMES), total = new Float64Array(BASE_FRAMES);
+    // A node adds to its frame's total unless an ancestor has the same frame.
+    const onPath = new Int32Array(BASE_FRAMES);
+    const kids = baseChildren();
+    const stack = [0];
+    while (stack.length) {
+      const n = stack.pop();
+      if (n < 0) { onPath[nodeFrame[~n]]--; continue; }
+      if (n > 0) {
+        const f = nodeFrame[n];
+        self[f] += selfAt[n];
+        if (onPath[f] === 0) total[f] += totalAt[n];
+        onPath[f]++;
+        stack.push(~n);
+      }
+      for (let c = kids.first[n]; c < kids.first[n + 1]; c++)
+        if (totalAt[kids.list[c]] > 0) stack.push(kids.list[c]);
+    }
+    return { self, total };
+  }
+
+  let baseKids = null;
+  function baseChildren() {
+    if (baseKids) return baseKids;
+    const first = new Int32Array(nodeCount + 1), list = new Int32Array(Math.max(nodeCount - 1, 0));
+    for (let n = 1; n < nodeCount; n++) first[nodeParent[n] + 1]++;
+    for (let n = 0; n < nodeCount; n++) first[n + 1] += first[n];
+    const fill = first.slice(0, nodeCount);
+    for (let n = 1; n < nodeCount; n++) list[fill[nodeParent[n]]++] = n;
+    baseKids = { first, list };
+    return baseKids;
+  }
+
+  // --- numbers -----------------------------------------------------------------------------
+  const msFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  const ms = (ns) => msFormat.format(ns / 1e6);
+  const pct = (part, whole) => (whole > 0 ? ((part * 100) / whole).toFixed(1) : '0.0') + '%';
+  function escapeHtml(s) {
+    return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+  }
+
+  // --- drawing -----------------------------------------------------------------------------
+  const ROW = 18;
+  const canvas = $('flame'), ctx = canvas.getContext('2d');
+  let boxes = []; // { node, x, y, w } in CSS pixels of the canvas
+  let zoomNode = 0, matched = null, hover = -1;
+
+  // Sizes a canvas to width x height CSS pixels at the screen's pixel
+  // ratio (sharp on any screen) and clears it; drawing uses CSS pixels.
+  function prepareCanvas(c, context, width, height) {
+    const ratio = window.devicePixelRatio || 1;
+    c.width = Math.round(width * ratio);
+    c.height = Math.round(height * ratio);
+    c.style.width = width + 'px';
+    c.style.height = height + 'px';
+    context.setTransform(ratio, 0, 0, ratio, 0, 0);
+    context.clearRect(0, 0, width, height);
+  }
+
+  function hashOf(s) {
+    let h = 2166136261;
+    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+    return (h >>> 0) / 4294967296;
+  }
+  // Differential colour: the change of a path's share from base to
+  // target; full colour at 5 points of the total, red grew, blue shrank.
+  function diffColorOf(n) {
+    const base = baseNsOf(shown.origin[n]);
+    if (shown.frame[n] >= 0 && frameKind[shown.frame[n]] === KIND.other) return '#e2e2e2';
+    if (base < 0) return 'hsl(0,85%,52%)';
+    const delta = shown.total[n] / (shown.total[0] || 1) - base / (diff.base_total_ns || 1);
+    const strength = Math.min(1, Math.abs(delta) / 0.05);
+    return `hsl(${delta >= 0 ? 0 : 218},${Math.round(20 + 65 * strength)}%,${Math.round(94 - 40 * strength)}%)`;
+  }
+
+  function colorOf(f) {
+    if (f === ROOT_FRAME) return '#c8c8c8';
+    const kind = frameKind[f], h = hashOf(frameName[f]);
+    switch (kind) {
+      case KIND.cfunc: return `hsl(${195 + 25 * h},55%,${62 + 10 * h}%)`;
+      case KIND.state: return `hsl(${265 + 20 * h},35%,${68 + 8 * h}%)`;
+      case KIND.label: return `hsl(${105 + 30 * h},45%,${58 + 10 * h}%)`;
+      case KIND.other: return '#e2e2e2';
+      default: return `hsl(${8 + 37 * h},78%,${58 + 8 * h}%)`;
+    }
+  }
+
+  function resolveZoom() {
+    let n = 0;
+    for (const f of state.zoomPath) {
+      const next = shown.children(n).find((c) => shown.frame[c] === f);
+      if (next === undefined) { state.zoomPath = []; return 0; }
+      n = next;
+    }
+    return n;
+  }
+
+  function pathTo(n) {
+    const path = [];
+    for (; n > 0; n = shown.parent[n]) path.push(n);
+    return path.reverse();
+  }
+
+  function draw() {
+    const width = canvas.parentElement.clientWidth;
+    const zTotal = shown.total[zoomNode] || 1;
+    const visible = [];
+    const ancestors = [0, ...pathTo(zoomNode)];
+    for (const a of ancestors) visible.push({ node: a, x: 0, w: width });
+    visible.pop(); // the zoomed node itself is laid out below with its children
+    let maxDepth = 0;
+    const stack = [{ node: zoomNode, x: 0 }];
+    while (stack.length) {
+      const { node, x } = stack.pop();
+      const w = (shown.total[node] / zTotal) * width;
+      visible.push({ node, x, w });
+      if (shown.depth[node] > maxDepth) maxDepth = shown.depth[node];
+      let cx = x;
+      for (const c of shown.children(node)) {
+        const cw = (shown.total[c] / zTotal) * width;
+        if (cw >= 0.35) stack.push({ node: c, x: cx });
+        cx += cw;
+      }
+    }
+    const height = (maxDepth + 1) * ROW;
+    prepareCanvas(canvas, ctx, width, height);
+    ctx.font = '12px system-ui, sans-serif';
+    ctx.textBaseline = 'middle';
+    boxes = [];
+    for (const b of visible) {
+      const d = shown.depth[b.node];
+      const y = state.flame ? (maxDepth - d) * ROW : d * ROW;
+      const f = shown.frame[b.node];
+      const isMatch = matched && matched[b.node];
+      ctx.fillStyle = isMatch ? '#d63bd6' : diff ? diffColorOf(b.node) : colorOf(f);
+      const w = Math.max(b.w - 0.5, 0.35);
+      ctx.fillRect(b.x, y, w, ROW - 1);
+      if (b.node === hover) {
+        ctx.strokeStyle = '#222';
+        ctx.strokeRect(b.x + 0.5, y + 0.5, Math.max(w - 1, 0), ROW - 2);
+      }
+      if (w > 28) {
+        const label = f === ROOT_FRAME ? `all (${ms(shown.total[0])} ms)` : nameOf(f);
+        ctx.fillStyle = isMatch ? '#fff' : '#1a1a1a';
+        ctx.fillText(fitText(label, w - 6), b.x + 3, y + ROW / 2);
+      }
+      boxes.push({ node: b.node, x: b.x, y, w: b.w });
+    }
+    drawCrumbs();
+  }
+
+  const fitCache = new Map();
+  function fitText(text, room) {
+    const key = text + '\u0000' + Math.floor(room);
+    let fit = fitCache.get(key);
+    if (fit !== undefined) return fit;
+    fit = text;
+    if (ctx.measureText(text).width > room) {
+      let lo = 0, hi = text.length;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (ctx.measureText(text.slice(0, mid) + '…').width <= room) lo = mid; else hi = mid - 1;
+      }
+      fit = lo > 0 ? text.slice(0, lo) + '…' : '';
+    }
+    if (fitCache.size > 20000) fitCache.clear();
+    fitCache.set(key, fit);
+    return fit;
+  }
+
+  function drawCrumbs() {
+    const nav = $('crumbs');
+    nav.textContent = '';
+    const path = [0, ...pathTo(zoomNode)];
+    path.forEach((n, i) => {
+      if (i) nav.append(' › ');
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = n === 0 ? 'all' : nameOf(shown.frame[n]);
+      b.title = `${ms(shown.total[n])} ms`;
+      b.disabled = n === zoomNode;
+      b.addEventListener('click', () => zoomTo(n));
+      nav.append(b);
+    });
+  }
+
+  function zoomTo(n) {
+    zoomNode = n;
+    state.zoomPath = pathTo(n).map((m) => shown.frame[m]);
+    hover = -1;
+    $('tooltip').hidden = true;
+    draw();
+  }
+
+  function boxAt(x, y) {
+    for (let i = boxes.length - 1; i >= 0; i--) {
+      const b = boxes[i];
+      if (y >= b.y && y < b.y + ROW && x >= b.x && x < b.x + Math.max(b.w, 1)) return b;
+    }
+    return null;
+  }
+
+  function diffTooltipRow(n) {
+    const base = baseNsOf(shown.origin[n]);
+    if (base < 0) return '<tr><th>base</th><td colspan="3">not in the base profile (new)</td></tr>';
+    const points = ((shown.total[n] / (shown.total[0] || 1) - base / (diff.base_total_ns || 1)) * 100).toFixed(1);
+    return `<tr><th>base</th><td>${ms(base)} ms</td><td>${pct(base, diff.base_total_ns)} of all</td>` +
+      `<td>${points >= 0 ? '+' : ''}${points} points</td></tr>`;
+  }
+
+  function showTooltip(b, ev) {
+    const tip = $('tooltip'), n = b.node, f = shown.frame[n];
+    const all = shown.total[0], par = n > 0 ? shown.total[shown.parent[n]] : all;
+    const path = f >= 0 ? framePath[f] : '';
+    tip.innerHTML = `<strong>${escapeHtml(nameOf(f))}</strong>` +
+      (path ? `<div class="path">${escapeHtml(path)}</div>` : '') +
+      `<table><tr><th>total</th><td>${ms(shown.total[n])} ms</td><td>${pct(shown.total[n], all)} of all</td>` +
+      `<td>${pct(shown.total[n], par)} of parent</td></tr>` +
+      `<tr><th>self</th><td>${ms(shown.self[n])} ms</td><td>${pct(shown.self[n], all)} of all</td><td></td></tr>` +
+      (diff ? diffTooltipRow(n) : '') + '</table>';
+    tip.hidden = false;
+    const box = canvas.parentElement.getBoundingClientRect();
+    let left = ev.clientX - box.left + 14, top = ev.clientY - box.top + 14;
+    if (left + tip.offsetWidth > box.width) left = Math.max(0, ev.clientX - box.left - tip.offsetWidth - 14);
+    tip.style.left = left + 'px';
+    tip.style.top = top + 'px';
+  }
+
+  canvas.addEventListener('mousemove', (ev) => {
+    const r = canvas.getBoundingClientRect();
+    const b = boxAt(ev.clientX - r.left, ev.clientY - r.top);
+    const n = b ? b.node : -1;
+    if (n !== hover) { hover = n; draw(); }
+    if (b) showTooltip(b, ev); else $('tooltip').hidden = true;
+  });
+  canvas.addEventListener('mouseleave', () => { hover = -1; $('tooltip').hidden = true; draw(); });
+  canvas.addEventListener('click', (ev) => {
+    const r = canvas.getBoundingClientRect();
+    const b = boxAt(ev.clientX - r.left, ev.clientY - r.top);
+    if (b) zoomTo(b.node === zoomNode && b.node !== 0 ? shown.parent[b.node] : b.node);
+  });
+
+  // --- search --------------------------------------------------------------------------------
+  // Marks the shown nodes whose frame matches; the share counts a nested
+  // match once (its outermost matching ancestor covers it).
+  function applySearch() {
+    matched = null;
+    const out = $('search-result');
+    if (!state.search) { out.textContent = ''; return; }
+    matched = new Uint8Array(shown.frame.length);
+    let covered = 0;
+    for (let n = 1; n < shown.frame.length; n++) {
+      const f = shown.frame[n];
+      if (!state.search.test(nameOf(f)) && !(f >= 0 && state.search.test(framePath[f]))) continue;
+      matched[n] = 1;
+      let a = shown.parent[n], inside = false;
+      for (; a > 0; a = shown.parent[a]) if (matched[a]) { inside = true; break; }
+      if (!inside) covered += shown.total[n];
+    }
+    out.textContent = `Matched: ${pct(covered, shown.total[0])} (${ms(covered)} ms)`;
+    out.dataset.ns = String(covered);
+  }
+
+  // --- tables ------------------------------------------------------------------------------------
+  const TOP_ROWS = 100;
+  function renderTop(passing, shownTotal) {
+    const { self, total } = frameWeights(passing);
+    const rows = [];
+    for (let f = 0; f < BASE_FRAMES; f++) if (total[f] > 0) rows.push(f);
+    const by = {
+      self: (a, b) => self[b] - self[a] || total[b] - total[a],
+      total: (a, b) => total[b] - total[a] || self[b] - self[a],
+      name: (a, b) => frameName[a].localeCompare(frameName[b]),
+      path: (a, b) => framePath[a].localeCompare(framePath[b]) || frameName[a].localeCompare(frameName[b]),
+    }[state.sort];
+    rows.sort(by);
+    const html = rows.slice(0, TOP_ROWS).map((f) =>
+      `<tr data-frame="${f}"><td class="num">${ms(self[f])}</td><td class="num">${pct(self[f], shownTotal)}</td>` +
+      `<td class="num">${ms(total[f])}</td><td class="num">${pct(total[f], shownTotal)}</td>` +
+      `<td class="name">${escapeHtml(frameName[f])}</td><td class="path">${escapeHtml(framePath[f])}</td></tr>`);
+    $('top-body').innerHTML = html.join('\n');
+    const sortName = { self: 'self time', total: 'total time', name: 'name', path: 'file' }[state.sort];
+    $('top-caption').textContent = `Top ${Math.min(rows.length, TOP_ROWS)} of ${rows.length.toLocaleString('en-US')} methods by ${sortName}` +
+      (data.folded_nodes > 0 ? ' (time in folded call paths counts as “(other)” here)' : '');
+    for (const th of document.querySelectorAll('#top-table th')) th.classList.toggle('sorted', th.dataset.sort === state.sort);
+  }
+
+  function renderTags(passing, shownTotal) {
+    const byKey = new Map(); // key -> Map(value -> weight)
+    const add = (key, value, w) => {
+      let m = byKey.get(key);
+      if (!m) byKey.set(key, (m = new Map()));
+      m.set(value, (m.get(value) || 0) + w);
+    };
+    const keys = new Set();
+    for (const m of setLabels) for (const k of m.keys()) keys.add(k);
+    if (data.processes.every((p) => p < 0)) keys.delete('%pid'); // one process: no such label
+    for (const i of passing) {
+      const seq = leaves[4 * i + 1], set = leaves[4 * i + 2], w = leaves[4 * i + 3];
+      for (const k of keys) add(k, setLabels[set].has(k) ? setLabels[set].get(k) : null, w);
+      add('thread_seq', String(seq), w);
+    }
+    const tables = [...byKey.keys()].sort((a, b) => (a === 'thread_seq') - (b === 'thread_seq') || (a < b ? -1 : a > b))
+      .map((key) => {
+        const rows = [...byKey.get(key).entries()].sort((a, b) =>
+          key === 'thread_seq' ? Number(a[0]) - Number(b[0]) : b[1] - a[1]);
+        const body = rows.map(([value, w]) => {
+          const unset = value === null, text = unset ? '(not set)' : value;
+          return `<tr data-value="${escapeHtml(text)}"${unset ? ' data-unset=""' : ''}><td>${unset ? '<em>' : ''}${escapeHtml(text)}${unset ? '</em>' : ''}</td>` +
+            `<td class="num">${ms(w)}</td><td class="num">${pct(w, shownTotal)}</td>` +
+            `<td class="barcell"><span class="hbar" style="width:${shownTotal > 0 ? ((w * 100) / shownTotal).toFixed(3) : 0}%"></span></td></tr>`;
+        }).join('\n');
+        return `<table class="tag" data-key="${escapeHtml(key)}"><caption>${escapeHtml(key)}</caption><thead><tr>` +
+          '<th scope="col">Value</th><th scope="col" class="num">ms</th><th scope="col" class="num">share</th><th scope="col"></th></tr></thead>' +
+          `<tbody>\n${body}</tbody></table>`;
+      });
+    $('tags-body').innerHTML = tables.join('\n');
+  }
+
+  // --- the time strip ----------------------------------------------------------------------------
+  // Each slot (a file: a part, or a whole process) is a stretch of time
+  // with the weight of its samples, spread evenly over it: finer the
+  // profile cannot say. A selection keeps the slots that overlap it, as
+  // rperf-analyze --since/--until keep parts.
+  const strip = (function () {
+    const slots = data.slots || [];
+    const count = slots.length / 2;
+    const box = $('timeline');
+    if (count < 2 || diff) {
+      return { select: (leafIdx) => leafIdx, draw() {}, describe: () => null };
+    }
+    box.hidden = false;
+    const start = (s) => slots[2 * s], end = (s) => slots[2 * s] + slots[2 * s + 1];
+    let t0 = Infinity, t1 = -Infinity;
+    for (let s = 0; s < count; s++) { t0 = Math.min(t0, start(s)); t1 = Math.max(t1, end(s)); }
+    const span = Math.max(t1 - t0, 1);
+    const cv = $('strip'), sctx = cv.getContext('2d');
+    const HEIGHT = 56, COL = 3; // CSS pixels
+    let weights = new Float64Array(count), columns = [], drag = null;
+
+    const overlaps = (s, r) => start(s) < r.to && end(s) > r.from ||
+      (r.from === r.to && start(s) <= r.from && end(s) > r.from);
+    function select(leafIdx) {
+      const r = state.range;
+      if (!r) return leafIdx;
+      const keep = new Uint8Array(count);
+      for (let s = 0; s < count; s++) keep[s] = overlaps(s, r) ? 1 : 0;
+      return leafIdx.filter((i) => { const s = setSlot[leaves[4 * i + 2]]; return s >= 0 && keep[s]; });
+    }
+
+    const timeOf = (x, width) => t0 + (Math.min(Math.max(x, 0), width) / width) * span;
+    const xOf = (t, width) => ((t - t0) / span) * width;
+    // Slot times count from data.slots_origin_ns (a Unix time in ns).
+    const clock = (ns) => new Date(data.slots_origin_ns / 1e6 + ns / 1e6).toLocaleTimeString('en-GB', { hour12: false });
+    const secs = (ns) => (ns >= 60e9 ? `${(ns / 60e9).toFixed(1)} min` : `${(ns / 1e9).toFixed(1)} s`);
+
+    function draw(leafIdx) {
+      if (leafIdx) {
+        weights = new Float64Array(count);
+        for (const i of leafIdx) {
+          const s = setSlot[leaves[4 * i + 2]];
+          if (s >= 0) weights[s] += leaves[4 * i + 3];
+        }
+      }
+      const width = cv.parentElement.clientWidth;
+      const n = Math.max(1, Math.floor(width / COL));
+      const ns = new Float64Array(n);
+      for (let s = 0; s < count; s++) {
+        const a = ((start(s) - t0) / span) * n, b = ((end(s) - t0) / span) * n;
+        if (b - a < 1e-9) { ns[Math.min(n - 1, Math.floor(a))] += weights[s]; continue; }
+        for (let c = Math.floor(a); c < Math.min(n, Math.ceil(b)); c++)
+          ns[c] += (weights[s] * (Math.min(b, c + 1) - Math.max(a, c))) / (b - a);
+      }
+      const most = Math.max(...ns, 1);
+      prepareCanvas(cv, sctx, width, HEIGHT);
+      // The range dragged or chosen, and the columns of the parts it keeps.
+      const r = drag ? drag.range : state.range;
+      const kept = new Uint8Array(n).fill(r ? 0 : 1);
+      for (let s = 0; r && s < count; s++) {
+        if (!overlaps(s, r)) continue;
+        const a = ((start(s) - t0) / span) * n, b = ((end(s) - t0) / span) * n;
+        for (let c = Math.floor(a); c < Math.min(n, Math.max(Math.ceil(b), Math.floor(a) + 1)); c++) kept[c] = 1;
+      }
+      if (r) {
+        const lo = xOf(r.from, width), hi = xOf(r.to, width);
+        sctx.fillStyle = 'rgba(70,110,200,0.18)';
+        sctx.fillRect(lo, 0, Math.max(hi - lo, 1), HEIGHT);
+      }
+      columns = [];
+      const colW = width / n;
+      for (let c = 0; c < n; c++) {
+        const x = c * colW, h = (ns[c] / most) * (HEIGHT - 4);
+        sctx.fillStyle = kept[c] ? '#d9622b' : '#ecd3c6';
+        sctx.fillRect(x, HEIGHT - h, Math.max(colW - 0.5, 0.5), h);
+        columns.push({ x, w: colW, ns: ns[c] });
+      }
+      describeRange();
+    }
+
+    function describeRange() {
+      const r = state.range;
+      const info = $('strip-range');
+      $('strip-clear').hidden = !r;
+      if (!r) {
+        info.textContent = `${clock(t0)} – ${clock(t1)} (${secs(t1 - t0)}), ${count} parts: ` +
+          'drag across the strip to keep a stretch of time, click to keep the parts at a moment';
+        return;
+      }
+      let kept = 0, from = Infinity, to = -Infinity;
+      for (let s = 0; s < count; s++) {
+        if (!overlaps(s, r)) continue;
+        kept++;
+        from = Math.min(from, start(s));
+        to = Math.max(to, end(s));
+      }
+      const asked = r.from === r.to ? `at ${clock(r.from)}` : `overlapping ${clock(r.from)} – ${clock(r.to)}`;
+      info.textContent = kept
+        ? `${kept} of ${count} parts ${asked}, spanning ${clock(from)} – ${clock(to)} (${secs(to - from)})`
+        : `no part ${asked}`;
+    }
+
+    function pointer(ev) {
+      const rect = cv.getBoundingClientRect();
+      return { x: ev.clientX - rect.left, width: rect.width };
+    }
+    cv.addEventListener('mousedown', (ev) => {
+      const p = pointer(ev);
+      drag = { x: p.x, range: { from: timeOf(p.x, p.width), to: timeOf(p.x, p.width) } };
+      ev.preventDefault();
+    });
+    window.addEventListener('mousemove', (ev) => {
+      if (!drag) return;
+      const p = pointer(ev);
+      const a = timeOf(drag.x, p.width), b = timeOf(p.x, p.width);
+      drag.range = { from: Math.min(a, b), to: Math.max(a, b) };
+      draw(null);
+    });
+    window.addEventListener('mouseup', (ev) => {
+      if (!drag) return;
+      const p = pointer(ev);
+      const moved = Math.abs(p.x - drag.x) >= 3;
+      const at = timeOf(drag.x, p.width);
+      state.range = moved ? drag.range : { from: at, to: at };
+      drag = null;
+      update();
+    });
+    $('strip-clear').addEventListener('click', () => { state.range = null; update(); });
+
+    function describe() {
+      const rect = cv.getBoundingClientRect();
+      return {
+        x: rect.left + window.scrollX, y: rect.top + window.scrollY, w: rect.width, h: rect.height,
+        start_ns: t0, end_ns: t1, slots: count, columns: columns.map((c) => c.ns),
+        range: state.range, text: $('strip-range').textContent,
+      };
+    }
+    return { select, draw, describe };
+  })();
+
+  // --- the status line -----------------------------------------------------------------------------
+  function renderStatus(shownTotal) {
+    const st = $('status');
+    st.textContent = '';
+    const span = document.createElement('span');
+    span.id = 'shown-total';
+    span.dataset.ns = String(shownTotal);
+    span.textContent = `Shown: ${ms(shownTotal)} ms of ${ms(data.total_ns)} ms (${pct(shownTotal, data.total_ns)})`;
+    st.append(span);
+    const result = document.createElement('span');
+    result.id = 'search-result';
+    st.append(' ', result);
+    if (state.focusFrame >= 0) {
+      const chip = document.createElement('button');
+      chip.type = 'button';
+      chip.className = 'chip';
+      chip.textContent = `focus: ${frameName[state.focusFrame]} ✕`;
+      chip.title = 'only stacks through this method; click to clear';
+      chip.addEventListener('click', () => { state.focusFrame = -1; update(); });
+      st.append(' ', chip);
+    }
+  }
+
+  // --- everything, after any change -------------------------------------------------------------
+  let lastPassing = [];
+  function update() {
+    const untimed = passingLeaves();
+    const passing = strip.select(untimed);
+    strip.draw(untimed);
+    lastPassing = passing;
+    shown = buildShown(passing);
+    zoomNode = resolveZoom();
+    renderStatus(shown.total[0]);
+    applySearch();
+    draw();
+    if (!$('panel-top').hidden) renderTop(passing, shown.total[0]); else topStale = true;
+    if (!$('panel-tags').hidden) renderTags(passing, shown.total[0]); else tagsStale = true;
+  }
+  let topStale = false, tagsStale = false;
+
+  function showError(message) {
+    const e = $('error');
+    e.textContent = message;
+    e.hidden = !message;
+  }
+
+  function readControls() {
+    try {
+      state.tagfocus = parseTagExprs($('tagfocus').value);
+      state.tagignore = parseTagExprs($('tagignore').value);
+      const s = $('search').value;
+      state.search = s ? new RegExp(s) : null;
+      showError('');
+    } catch (err) {
+      showError(`Not a regular expression: ${err.message}`);
+      return false;
+    }
+    state.tagroot = parseKeys($('tagroot').value);
+    state.tagleaf = parseKeys($('tagleaf').value);
+    state.process = $('process').value;
+    state.thread = $('thread').value;
+    state.flame = $('flame-order').checked;
+    return true;
+  }
+
+  let timer = 0;
+  function onControl(ev) {
+    clearTimeout(timer);
+    const run = () => {
+      if (!readControls()) return;
+      if (ev && ev.target && ev.target.id === 'search') { applySearch(); draw(); } else update();
+    };
+    if (ev && ev.type === 'input') timer = setTimeout(run, 120); else run();
+  }
+  for (const id of ['search', 'tagfocus', 'tagignore', 'tagroot', 'tagleaf'])
+    $(id).addEventListener('input', onControl);
+  for (const id of ['process', 'thread', 'flame-order']) $(id).addEventListener('change', onControl);
+  $('controls').addEventListener('submit', (ev) => { ev.preventDefault(); onControl(); });
+  $('reset').addEventListener('click', () => {
+    for (const id of ['search', 'tagfocus', 'tagignore', 'tagroot']) $(id).value = '';
+    $('tagleaf').value = '%GVL, %GC';
+    $('process').value = '';
+    $('thread').value = '';
+    $('flame-order').checked = false;
+    state.focusFrame = -1;
+    state.zoomPath = [];
+    state.range = null;
+    onControl();
+  });
+
+  // --- tabs -------------------------------------------------------------------------------------------
+  function selectTab(name) {
+    for (const t of ['flame', 'top', 'tags']) {
+      $('tab-' + t).setAttribute('aria-selected', String(t === name));
+      $('panel-' + t).hidden = t !== name;
+    }
+    if (name === 'top' && topStale) { renderTop(lastPassing, shown.total[0]); topStale = false; }
+    if (name === 'tags' && tagsStale) { renderTags(lastPassing, shown.total[0]); tagsStale = false; }
+    if (name === 'flame') draw();
+  }
+  for (const t of ['flame', 'top', 'tags']) $('tab-' + t).addEventListener('click', () => selectTab(t));
+
+  $('top-table').querySelector('thead').addEventListener('click', (ev) => {
+    const th = ev.target.closest('th');
+    if (!th) return;
+    state.sort = th.dataset.sort;
+    renderTop(lastPassing, shown.total[0]);
+  });
+  $('top-body').addEventListener('click', (ev) => {
+    const tr = ev.target.closest('tr[data-frame]');
+    if (!tr) return;
+    state.focusFrame = Number(tr.dataset.frame);
+    state.zoomPath = [];
+    $('search').value = '^' + escapeRegex(frameName[state.focusFrame]) + '$';
+    readControls();
+    update();
+    selectTab('flame');
+  });
+  $('tags-body').addEventListener('click', (ev) => {
+    const tr = ev.target.closest('tr[data-value]');
+    const table = tr && tr.closest('table[data-key]');
+    if (!tr || !table || tr.hasAttribute('data-unset')) return;
+    $('tagfocus').value = `${table.dataset.key}=^${escapeRegex(tr.dataset.value)}$`;
+    onControl();
+  });
+
+  // --- process and thread choices ---------------------------------------------------------------
+  function fillChoices() {
+    const byProcess = new Map(), byThread = new Map();
+    for (let i = 0; i < leafCount; i++) {
+      const seq = leaves[4 * i + 1], set = leaves[4 * i + 2], w = leaves[4 * i + 3];
+      const p = setProcess[set], t = threadKey(set, seq);
+      byProcess.set(p, (byProcess.get(p) || 0) + w);
+      byThread.set(t, (byThread.get(t) || 0) + w);
+    }
+    const sel = $('process');
+    [...byProcess.entries()].sort((a, b) => Number(a[0]) - Number(b[0])).forEach(([p, w]) => {
+      sel.append(new Option(`${p}${p === rootPid ? ' (root)' : ''} — ${ms(w)} ms`, p));
+    });
+    const tsel = $('thread');
+    const many = byProcess.size > 1;
+    [...byThread.entries()].sort((a, b) => {
+      const [pa, sa] = a[0].split(':').map(Number), [pb, sb] = b[0].split(':').map(Number);
+      return pa - pb || sa - sb;
+    }).forEach(([t, w]) => {
+      const [p, seq] = t.split(':');
+      tsel.append(new Option(`${many ? `pid ${p} ` : ''}thread ${seq} — ${ms(w)} ms`, t));
+    });
+  }
+
+  window.addEventListener('resize', () => {
+    if (!$('panel-flame').hidden) draw();
+    strip.draw(null);
+  });
+
+  // For tests and scripts: what is drawn, in page coordinates.
+  window.rperfViewer = {
+    boxes() {
+      const r = canvas.getBoundingClientRect();
+      return boxes.map((b) => ({
+        name: nameOf(shown.frame[b.node]),
+        path: shown.frame[b.node] >= 0 ? framePath[shown.frame[b.node]] : '',
+        x: r.left + window.scrollX + b.x, y: r.top + window.scrollY + b.y, w: b.w, h: ROW,
+        total_ns: shown.total[b.node], self_ns: shown.self[b.node],
+        share: shown.total[0] > 0 ? shown.total[b.node] / shown.total[0] : 0,
+        matched: !!(matched && matched[b.node]),
+        base_ns: diff ? baseNsOf(shown.origin[b.node]) : undefined,
+        zoomed: b.node === zoomNode,
+      }));
+    },
+    shownTotal: () => shown.total[0],
+    zoomedName: () => nameOf(shown.frame[zoomNode]),
+    strip: () => strip.describe(),
+  };
+
+  // A differential page compares whole profiles: label frames and filters
+  // would compare a part of the target with all of the base, so they are off.
+  function setUpDiff() {
+    if (!diff) return;
+    $('tagleaf').value = '';
+    for (const id of ['tagfocus', 'tagignore', 'tagroot', 'tagleaf', 'process', 'thread']) {
+      $(id).disabled = true;
+      $(id).title = 'not on a differential page';
+    }
+    const legend = document.querySelector('.legend');
+    legend.innerHTML = '<strong>Differential flame graph</strong>: the target profile\'s shape, each call path ' +
+      `coloured by the change of its share of the total from the base (${ms(diff.base_total_ns)} ms) to the target ` +
+      `(${ms(data.total_ns)} ms): <span class="sw d-grew"></span>grew <span class="sw d-shrank"></span>shrank ` +
+      '<span class="sw d-same"></span>unchanged <span class="sw d-new"></span>new (not in the base); full colour at 5 points.';
+    document.body.classList.add('diff');
+  }
+
+  fillChoices();
+  setUpDiff();
+  readControls();
+  update();
+  // From the start of this script (data parsed, tree built, drawn).
+  window.rperfViewer.firstDrawMs = performance.now() - scriptStart;
+  document.body.dataset.ready = 'true';
+})();

@@ -1,0 +1,21 @@
+/*
+ * profile/viewer/viewer_assets.h — the viewer's files, as bytes.
+ *
+ * Owns: the declarations of viewer.html, viewer.css and viewer.js as
+ * compiled into rperf-analyze; the definitions are generated at build
+ * time from those files by embed.c (see analyzer/meson.build), so the
+ * page, its style and its script stay ordinary files to edit.
+ */
+#ifndef RPERF_ANALYZER_VIEWER_ASSETS_H
+#define RPERF_ANALYZER_VIEWER_ASSETS_H
+
+#include <stddef.h>
+
+extern const char rp_viewer_html[];
+extern const size_t rp_viewer_html_len;
+extern const char rp_viewer_css[];
+extern const size_t rp_viewer_css_len;
+extern const char rp_viewer_js[];
+extern const size_t rp_viewer_js_len;
+
+#endif
