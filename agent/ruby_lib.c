@@ -21,17 +21,16 @@
  * (<libdir>/rperf/ruby) and in the build tree (build/agent/ruby). */
 static const char *const candidates[] = {"rperf/ruby", "ruby"};
 
-static bool installed;
+static char installed[PATH_MAX]; /* the folder put on $LOAD_PATH, or "" */
 
-static bool same_file(const char *a, const char *b)
+static bool is_file(const char *path)
 {
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* The folder next to `agent_path` whose rperf/rperf_agent.so is this very
- * agent, into `out`; false when there is none. */
+/* The folder next to `agent_path` that holds rperf.rb and the extension
+ * built with this agent, into `out`; false when there is none. */
 static bool find_folder(const char *agent_path, char *out, size_t size)
 {
     char dir[PATH_MAX];
@@ -42,12 +41,13 @@ static bool find_folder(const char *agent_path, char *out, size_t size)
         return false;
     *slash = '\0';
     for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
-        char link[PATH_MAX + 64];
+        char rb[PATH_MAX + 64], ext[PATH_MAX + 64];
         int n = snprintf(out, size, "%s/%s", dir, candidates[i]);
         if (n < 0 || (size_t)n >= size)
             continue;
-        snprintf(link, sizeof(link), "%s/rperf/rperf_agent.so", out);
-        if (same_file(link, agent_path))
+        snprintf(rb, sizeof(rb), "%s/rperf.rb", out);
+        snprintf(ext, sizeof(ext), "%s/" RP_RUBY_EXTENSION, out);
+        if (is_file(rb) && is_file(ext))
             return true;
     }
     return false;
@@ -69,10 +69,10 @@ void rp_ruby_lib_install(bool verbose)
     if (!RB_TYPE_P(load_path, T_ARRAY))
         return;
     rb_ary_unshift(load_path, rb_obj_freeze(rb_str_new_cstr(folder)));
-    installed = true;
+    snprintf(installed, sizeof(installed), "%s", folder);
 }
 
-bool rp_ruby_lib_installed(void)
+const char *rp_ruby_lib_folder(void)
 {
-    return installed;
+    return installed[0] ? installed : NULL;
 }

@@ -8,11 +8,10 @@
  * $LOAD_PATH entry is the only trace of the agent a program can see
  * without requiring it.
  *
- * The folder's rperf/rperf_agent.so is a symbolic link to the agent
- * itself: requiring it makes Ruby dlopen the agent, which the dynamic
- * loader recognises as already loaded (same file), and call its
- * Init_rperf_agent (api.c). The folder is used only when that link leads
- * to the very file this agent was loaded from.
+ * The folder also holds the agent's Ruby extension,
+ * rperf/rperf_agent.so (agent/ext/), which rperf.rb requires: built with
+ * this agent, it reaches the core through core_api.h. The folder is used
+ * only when it has both rperf.rb and the extension.
  */
 #ifndef RPERF_AGENT_RUBY_LIB_H
 #define RPERF_AGENT_RUBY_LIB_H
@@ -24,8 +23,10 @@
  * this agent's, does nothing (says why when `verbose`). */
 void rp_ruby_lib_install(bool verbose);
 
-/* Whether this copy of the agent put its folder on the load path: false
- * in a second copy of the library that Ruby might have loaded. */
-bool rp_ruby_lib_installed(void);
+/* The extension's place in the folder. */
+#define RP_RUBY_EXTENSION "rperf/rperf_agent.so"
+
+/* The folder this agent put on the load path, or NULL. */
+const char *rp_ruby_lib_folder(void);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * agent/profile_hash.c — the gem's Hash of a profile. See profile_hash.h.
+ * agent/ext/profile_hash.c — the gem's Hash of a profile. See profile_hash.h.
  */
 #include "profile_hash.h"
 

@@ -1,9 +1,10 @@
 /*
- * agent/api.c — the Rperf module: the rperf gem's API, served by the agent.
+ * agent/ext/api.c — the Rperf module: the rperf gem's API, served by the agent.
  *
  * Owns: Init_rperf_agent, which Ruby calls when a program requires
- * "rperf" (rperf.rb requires rperf/rperf_agent.so, a link to this very
- * library: see ruby_lib.h), and the module's methods:
+ * "rperf" (rperf.rb requires rperf/rperf_agent.so, this extension, built
+ * with the agent and installed in the agent's Ruby folder: ruby_lib.h),
+ * finding the preloaded core (core_api.h), and the module's methods:
  *   Rperf.label(**labels) { }   labels of the current thread (labels.h)
  *   Rperf.labels                those labels as a Hash
  *   Rperf.profile(**labels) { } labels, and sampling in a deferred process
@@ -17,24 +18,24 @@
  * written for the gem never fails because of the agent.
  *
  * Context: Ruby methods — a Ruby thread holding the GVL. They may raise
- * and allocate; they reach the agent through agent.h, labels.h, defer.h.
+ * and allocate; they reach the agent only through the core's table.
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#include "../profile/profile_write.h"
-#include "agent.h"
-#include "defer.h"
-#include "labels.h"
+#include "../../profile/profile_write.h"
+#include "../core_api.h"
+#include "../ruby_lib.h"
 #include "profile_hash.h"
-#include "ruby_api.h"
-#include "ruby_lib.h"
-#include "sampler.h"
-#include "threads.h"
-#include "window.h"
+#include "../ruby_api.h"
 
-/* Exported for Ruby's dlopen of rperf/rperf_agent.so (exports.map). */
+/* The sampling core, found at Init (core_api.h). */
+static const rp_core_api *core;
+
+/* Ruby calls it when rperf.rb requires rperf/rperf_agent.so. */
 __attribute__((visibility("default"))) void Init_rperf_agent(void);
 
 /* The window snapshot(clear: true), start and stop see; its start is the
@@ -115,7 +116,7 @@ static uint32_t merged_labels(uint32_t current, const label_texts *t)
                 .value_len = NIL_P(v) ? 0 : (size_t)RSTRING_LEN(v),
             };
         }
-        set = rp_labels_merge(set, changes, n);
+        set = core->labels_merge(set, changes, n);
         if (set == RP_IDX_NONE)
             return current;
     }
@@ -140,9 +141,9 @@ static VALUE end_block(VALUE arg)
     block_scope *s = (block_scope *)arg;
     /* Leaving first: a pause charges the block's last stretch, which must
      * still carry the block's labels. */
-    if (s->profile_block && rp_agent_profiling())
-        rp_defer_leave(s->thread);
-    s->thread->label_set = rp_labels_release(s->previous);
+    if (s->profile_block && core->profiling())
+        core->defer_leave(s->thread);
+    s->thread->label_set = core->labels_release(s->previous);
     return Qnil;
 }
 
@@ -150,7 +151,7 @@ static VALUE end_block(VALUE arg)
  * this process (or is out of memory). */
 static rp_thread *labelled_thread(void)
 {
-    return rp_agent_profiling() ? rp_sampler_current_thread() : NULL;
+    return core->profiling() ? core->current_thread() : NULL;
 }
 
 static VALUE labelled(VALUE kw, bool profile_block)
@@ -164,13 +165,13 @@ static VALUE labelled(VALUE kw, bool profile_block)
         t->label_set = merged_labels(t->label_set, &texts);
         return Qnil;
     }
-    block_scope scope = {t, rp_labels_hold(t->label_set), profile_block};
+    block_scope scope = {t, core->labels_hold(t->label_set), profile_block};
     if (!scope.previous) /* out of memory: the block runs with the labels it has */
         return rb_yield_values(0);
     t->label_set = merged_labels(t->label_set, &texts);
     RB_GC_GUARD(texts.many);
     if (profile_block)
-        rp_defer_enter(t);
+        core->defer_enter(t);
     return rb_ensure(run_block, Qnil, end_block, (VALUE)&scope);
 }
 
@@ -201,10 +202,10 @@ static VALUE rperf_labels(VALUE self)
     VALUE h = rb_hash_new();
     rp_thread *t = labelled_thread();
     uint32_t set = t ? t->label_set : 0;
-    for (uint32_t i = 0; i < rp_labels_pair_count(set); i++) {
+    for (uint32_t i = 0; i < core->labels_pair_count(set); i++) {
         const char *key, *value;
         size_t key_len, value_len;
-        rp_labels_pair(set, i, &key, &key_len, &value, &value_len);
+        core->labels_pair(set, i, &key, &key_len, &value, &value_len);
         rb_hash_aset(h, ID2SYM(rb_intern2(key, (long)key_len)),
                      rb_obj_freeze(rb_utf8_str_new(value, (long)value_len)));
     }
@@ -217,9 +218,9 @@ static VALUE rperf_labels(VALUE self)
  * now when `restart`. */
 static VALUE window_data(bool restart, rp_profile *p)
 {
-    if (rp_agent_build_window(window_set ? &window : NULL, p) != 0)
+    if (core->build_window(window_set ? &window : NULL, p) != 0)
         rb_raise(rb_eNoMemError, "rperf: out of memory building the profile");
-    if (restart && rp_agent_open_window(&window) == 0)
+    if (restart && core->open_window(&window) == 0)
         window_set = true;
     return rp_profile_hash(p);
 }
@@ -264,7 +265,7 @@ static VALUE rperf_snapshot(int argc, VALUE *argv, VALUE self)
         if (clear == Qundef)
             clear = Qfalse;
     }
-    if (!rp_agent_profiling())
+    if (!core->profiling())
         return Qnil;
     struct data_args a = {.restart = RTEST(clear)};
     return rb_ensure(data_body, (VALUE)&a, data_free, (VALUE)&a);
@@ -299,7 +300,7 @@ static const char *inspect_of(VALUE v)
  * business (RPERF_* variables) and are accepted and ignored. */
 static void check_start_options(const VALUE *opt)
 {
-    const rp_config *cfg = rp_agent_config();
+    const rp_config *cfg = core->config();
     if (opt[OPT_MODE] != Qundef && strcmp(name_of(opt[OPT_MODE]), rp_mode_name(cfg->mode)) != 0)
         rb_raise(rb_eArgError, "Rperf.start(mode: %s) contradicts the agent's RPERF_MODE=%s",
                  inspect_of(opt[OPT_MODE]), rp_mode_name(cfg->mode));
@@ -351,12 +352,12 @@ static VALUE rperf_start(int argc, VALUE *argv, VALUE self)
     }
     if (!NIL_P(kw))
         rb_get_kwargs(kw, ids, 0, OPT_COUNT, opt);
-    if (!rp_agent_profiling())
+    if (!core->profiling())
         return rb_block_given_p() ? (rb_yield_values(0), Qnil) : Qnil;
     if (window_open)
         rb_raise(rb_eRuntimeError, "Rperf is already running");
     check_start_options(opt);
-    if (rp_agent_open_window(&window) != 0)
+    if (core->open_window(&window) != 0)
         rb_raise(rb_eNoMemError, "rperf: out of memory opening a profile window");
     window_set = window_open = true;
     free(window_output);
@@ -364,7 +365,7 @@ static VALUE rperf_start(int argc, VALUE *argv, VALUE self)
     if (opt[OPT_OUTPUT] != Qundef && !NIL_P(opt[OPT_OUTPUT]))
         window_output = strdup(StringValueCStr(opt[OPT_OUTPUT]));
     if (opt[OPT_DEFER] != Qundef && RTEST(opt[OPT_DEFER]))
-        rp_defer_set_window(true);
+        core->defer_set_window(true);
     if (!rb_block_given_p())
         return Qnil;
     VALUE data = Qnil;
@@ -381,11 +382,11 @@ static VALUE rperf_stop(VALUE self)
     window_open = false;
     struct data_args a = {.restart = false, .output = window_output};
     window_output = NULL;
-    if (!rp_agent_profiling()) {
+    if (!core->profiling()) {
         free(a.output);
         return Qnil;
     }
-    rp_defer_set_window(false);
+    core->defer_set_window(false);
     return rb_ensure(data_body, (VALUE)&a, data_free, (VALUE)&a);
 }
 
@@ -393,17 +394,50 @@ static VALUE rperf_stop(VALUE self)
 static VALUE rperf_running_p(VALUE self)
 {
     (void)self;
-    return rp_agent_profiling() ? Qtrue : Qfalse;
+    return core->profiling() ? Qtrue : Qfalse;
 }
 
 /* --- the module -------------------------------------------------------- */
 
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* The preloaded core whose Ruby folder this extension lives in, or NULL
+ * after saying why in `why`. */
+static const rp_core_api *find_core(char *why, size_t size)
+{
+    const rp_core_api *c = dlsym(RTLD_DEFAULT, RP_CORE_SYMBOL);
+    Dl_info self;
+    char expected[4096];
+    if (!c) {
+        snprintf(why, size, "rperf: the agent is not loaded in this process; run Ruby with "
+                            "LD_PRELOAD=librperf-agent.so (or the rperf command)");
+        return NULL;
+    }
+    const char *folder = c->abi == RP_CORE_ABI && c->size == sizeof(*c) ? c->ruby_folder() : NULL;
+    if (folder)
+        snprintf(expected, sizeof(expected), "%s/" RP_RUBY_EXTENSION, folder);
+    if (!folder || !dladdr((void *)find_core, &self) || !self.dli_fname ||
+        !same_file(self.dli_fname, expected)) {
+        snprintf(why, size, "rperf: %s is not the extension of the preloaded agent "
+                            "(a different build or install); require it through the agent's "
+                            "own rperf.rb",
+                 self.dli_fname ? self.dli_fname : RP_RUBY_EXTENSION);
+        return NULL;
+    }
+    return c;
+}
+
 void Init_rperf_agent(void)
 {
-    if (!rp_ruby_lib_installed())
-        rb_raise(rb_eLoadError,
-                 "rperf/rperf_agent.so must be loaded through the preloaded librperf-agent.so "
-                 "(LD_PRELOAD), not as a second copy");
+    char why[512];
+    core = find_core(why, sizeof(why));
+    if (!core)
+        rb_raise(rb_eLoadError, "%s", why);
     VALUE rperf = rb_define_module("Rperf");
     rb_define_singleton_method(rperf, "label", rperf_label, -1);
     rb_define_singleton_method(rperf, "labels", rperf_labels, 0);

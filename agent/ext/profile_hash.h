@@ -1,5 +1,5 @@
 /*
- * agent/profile_hash.h — a profile as the rperf gem's Ruby Hash.
+ * agent/ext/profile_hash.h — a profile as the rperf gem's Ruby Hash.
  *
  * Owns: the shape Rperf.snapshot and Rperf.stop return in gem 0.9 —
  * symbol keys :mode, :frequency, :trigger_count, :sampling_count,
@@ -15,8 +15,8 @@
 #ifndef RPERF_AGENT_PROFILE_HASH_H
 #define RPERF_AGENT_PROFILE_HASH_H
 
-#include "../profile/profile.h"
-#include "ruby_api.h"
+#include "../../profile/profile.h"
+#include "../ruby_api.h"
 
 VALUE rp_profile_hash(const rp_profile *p);
 

@@ -1,0 +1,31 @@
+/*
+ * agent/core_api.c — the core's table for the Ruby extension. See
+ * core_api.h.
+ */
+#include "core_api.h"
+
+#include "agent.h"
+#include "defer.h"
+#include "ruby_lib.h"
+#include "sampler.h"
+
+/* Exported (exports.map): the extension looks it up by name. */
+__attribute__((visibility("default"))) const rp_core_api rperf_agent_core = {
+    .abi = RP_CORE_ABI,
+    .size = sizeof(rp_core_api),
+    .ruby_folder = rp_ruby_lib_folder,
+    .profiling = rp_agent_profiling,
+    .config = rp_agent_config,
+    .open_window = rp_agent_open_window,
+    .build_window = rp_agent_build_window,
+    .free_window = rp_window_free,
+    .current_thread = rp_sampler_current_thread,
+    .labels_merge = rp_labels_merge,
+    .labels_hold = rp_labels_hold,
+    .labels_release = rp_labels_release,
+    .labels_pair_count = rp_labels_pair_count,
+    .labels_pair = rp_labels_pair,
+    .defer_enter = rp_defer_enter,
+    .defer_leave = rp_defer_leave,
+    .defer_set_window = rp_defer_set_window,
+};
