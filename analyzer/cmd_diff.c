@@ -47,7 +47,7 @@ static int write_page(rp_out *out, const void *ctx)
 static int write_text(rp_out *out, const void *ctx)
 {
     const struct diff_text *t = ctx;
-    return rp_diff_write_text(out, t->d, t->a->normalize, t->a->o.top);
+    return rp_diff_write_text(out, t->d, t->a->normalize, t->a->o.encode.top);
 }
 
 static int add_path(char ***paths, int *count, char *path)

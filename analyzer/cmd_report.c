@@ -43,9 +43,9 @@ static int report_by(char *const *paths, int count, const rp_options *o, const c
     return rc == 0 ? RP_EXIT_OK : RP_EXIT_FAILURE;
 }
 
-static int add_row(const rp_profile *one, void *ctx)
+static int add_row(const rp_profile *merged, const rp_merge_pending *file, void *ctx)
 {
-    return rp_timeline_add(ctx, one);
+    return rp_timeline_add(ctx, merged, file);
 }
 
 static int write_timeline(rp_out *out, const void *ctx)
@@ -56,12 +56,13 @@ static int write_timeline(rp_out *out, const void *ctx)
 /* report --timeline: one row per part read. */
 static int report_timeline(char *const *paths, int count, const rp_options *o)
 {
-    if (o->tag_count > 0)
+    if (o->tags.count > 0)
         return rp_usage_error("report: --timeline shows the parts as recorded; it takes no "
                               "--tagfocus/--tagignore");
     rp_profile merged;
     rp_timeline t = {0};
-    int rc = rp_load_paths_visit(paths, count, &o->window, &merged, add_row, &t);
+    rp_load_spec spec = {.window = &o->window, .keep_lines = o->lines, .each = add_row, .each_ctx = &t};
+    int rc = rp_load_paths(paths, count, &spec, &merged);
     if (rc == 0)
         rc = rp_output_to(NULL, "report", false, false, write_timeline, &t);
     rp_timeline_free(&t);

@@ -20,7 +20,7 @@ static int print_summary(const rp_profile *p, bool with_report, const rp_options
 {
     rp_out *out = rp_out_stream(stdout, false);
     int rc = 0;
-    if (!out || rp_stat_write(p, out, with_report, o->top) != 0) {
+    if (!out || rp_stat_write(p, out, with_report, o->encode.top) != 0) {
         rp_error("out of memory");
         rc = -1;
     }

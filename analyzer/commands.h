@@ -16,12 +16,4 @@ int cmd_stat(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 
-/* Parses a non-negative integer option value; prints a usage error naming
- * `option` and returns -1 when `text` is not one. */
-int rp_parse_count_option(const char *option, const char *text, int *out);
-
-/* Prints "try 'rperf-analyze --help'" after a usage error; returns
- * RP_EXIT_USAGE. */
-int rp_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 #endif

@@ -3,7 +3,6 @@
  *
  * Owns: --help, --version, and handing argv to the subcommand.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,30 +69,6 @@ static const struct command commands[] = {
     {"convert", cmd_convert},
     {"diff", cmd_diff},
 };
-
-int rp_usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("rperf-analyze: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\nTry 'rperf-analyze --help' for more information.\n", stderr);
-    return RP_EXIT_USAGE;
-}
-
-int rp_parse_count_option(const char *option, const char *text, int *out)
-{
-    const char *problem = NULL;
-    long long v = strtonum(text, 0, 1000000, &problem);
-    if (problem) {
-        rp_usage_error("%s expects an integer from 0 to 1000000, got '%s' (%s)", option, text,
-                       problem);
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
-}
 
 int main(int argc, char **argv)
 {

@@ -1,8 +1,11 @@
 /*
- * analyzer/options.c — the shared options. See options.h.
+ * analyzer/options.c — the shared options and usage errors. See
+ * options.h.
  */
 #include "options.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,39 +13,47 @@
 
 void rp_options_init(rp_options *o)
 {
-    *o = (rp_options){.top = RP_REPORT_TOP_DEFAULT, .lines = false};
+    *o = (rp_options){.encode = RP_ENCODE_OPTS_DEFAULT, .lines = false};
 }
 
 void rp_options_free(rp_options *o)
 {
-    for (int i = 0; i < o->tag_count; i++) {
-        free(o->tags[i].key);
-        regfree(&o->tags[i].re);
+    rp_tag_filters_free(&o->tags);
+}
+
+int rp_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("rperf-analyze: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\nTry 'rperf-analyze --help' for more information.\n", stderr);
+    return RP_EXIT_USAGE;
+}
+
+int rp_parse_count_option(const char *option, const char *text, int *out)
+{
+    const char *problem = NULL;
+    long long v = strtonum(text, 0, 1000000, &problem);
+    if (problem) {
+        rp_usage_error("%s expects an integer from 0 to 1000000, got '%s' (%s)", option, text,
+                       problem);
+        return -1;
     }
-    o->tag_count = 0;
+    *out = (int)v;
+    return 0;
 }
 
 /* KEY=REGEX or REGEX, as --tagfocus/--tagignore take it (like pprof's). */
 static int parse_tag_filter(rp_options *o, const char *option, const char *arg, bool ignore)
 {
-    if (o->tag_count == RP_TAG_FILTERS_MAX)
-        return rp_usage_error("%s: at most %d label filters", option, RP_TAG_FILTERS_MAX), -1;
-    rp_tag_filter *f = &o->tags[o->tag_count];
-    const char *eq = strchr(arg, '=');
-    const char *pattern = eq && eq > arg ? eq + 1 : arg;
-    f->key = eq && eq > arg ? strndup(arg, (size_t)(eq - arg)) : NULL;
-    f->ignore = ignore;
-    if (eq && eq > arg && !f->key)
-        return rp_usage_error("%s: out of memory", option), -1;
-    int rc = regcomp(&f->re, pattern, REG_EXTENDED | REG_NOSUB);
-    if (rc != 0) {
-        char why[128];
-        regerror(rc, &f->re, why, sizeof(why));
-        free(f->key);
-        return rp_usage_error("%s expects KEY=REGEX, got '%s': %s", option, arg, why), -1;
-    }
-    o->tag_count++;
-    return 1;
+    char why[160];
+    if (rp_tag_filters_add(&o->tags, arg, ignore, why, sizeof(why)) == 0)
+        return 1;
+    if (o->tags.count == RP_TAG_FILTERS_MAX)
+        return rp_usage_error("%s: %s", option, why), -1;
+    return rp_usage_error("%s expects KEY=REGEX, got '%s': %s", option, arg, why), -1;
 }
 
 static int parse_time_bound(const char *option, const char *arg, rp_time_bound *b)
@@ -60,7 +71,7 @@ int rp_options_parse(rp_options *o, int c, const char *arg)
 {
     switch (c) {
     case RP_OPT_TOP:
-        return rp_parse_count_option("--top", arg, &o->top) == 0 ? 1 : -1;
+        return rp_parse_count_option("--top", arg, &o->encode.top) == 0 ? 1 : -1;
     case RP_OPT_LINES:
         o->lines = true;
         return 1;

@@ -1,37 +1,27 @@
 /*
- * analyzer/options.h — the options every command that reads profiles takes.
+ * analyzer/options.h — the options every command that reads profiles
+ * takes, and how a command line is refused.
  *
  * Owns: their values (rp_options), their getopt_long entries and their
  * parsing, once for all commands: a command lists its own options, then
  * RP_SHARED_OPTIONS, and passes what getopt_long returns to
- * rp_options_parse before handling its own. Later filters (label and time
- * selection) belong here too.
+ * rp_options_parse before handling its own; and the usage error every
+ * command prints for a bad command line.
  */
 #ifndef RPERF_ANALYZER_OPTIONS_H
 #define RPERF_ANALYZER_OPTIONS_H
 
 #include <getopt.h>
-#include <regex.h>
 #include <stdbool.h>
 
+#include "../profile/encode/encoder.h"
+#include "../profile/filter.h"
 #include "../profile/timewin.h"
 
-#define RP_REPORT_TOP_DEFAULT 50
-
-/* --tagfocus / --tagignore KEY=REGEX (or REGEX: any label's value). */
-typedef struct rp_tag_filter {
-    char *key; /* NULL: any key */
-    regex_t re;
-    bool ignore; /* --tagignore */
-} rp_tag_filter;
-
-#define RP_TAG_FILTERS_MAX 16
-
 typedef struct rp_options {
-    int top;    /* rows of each text table (--top N) */
-    bool lines; /* per line of code rather than per method (--lines) */
-    rp_tag_filter tags[RP_TAG_FILTERS_MAX];
-    int tag_count;
+    rp_encode_opts encode; /* --top N: rows of each text table */
+    bool lines;            /* per line of code rather than per method (--lines) */
+    rp_tag_filters tags;   /* --tagfocus, --tagignore */
     rp_time_window window; /* --since / --until: which parts are read */
 } rp_options;
 
@@ -68,5 +58,13 @@ void rp_options_free(rp_options *o);
  * was a shared option, 0 when it is not one, -1 when its value is bad
  * (after a usage message; exit with RP_EXIT_USAGE). */
 int rp_options_parse(rp_options *o, int c, const char *arg);
+
+/* Parses a non-negative integer option value; prints a usage error naming
+ * `option` and returns -1 when `text` is not one. */
+int rp_parse_count_option(const char *option, const char *text, int *out);
+
+/* Prints the error and "try 'rperf-analyze --help'"; returns
+ * RP_EXIT_USAGE. */
+int rp_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -3,17 +3,22 @@
  */
 #include "pipeline.h"
 
-#include "commands.h"
 #include "../profile/filter.h"
 #include "../profile/load.h"
 #include "../profile/output.h"
+#include "commands.h"
 
 int rp_pipeline_load(char *const *paths, int count, const rp_options *o, bool keep_lines,
                      bool time_slots, rp_profile *p)
 {
-    if (rp_load_paths(paths, count, &o->window, time_slots, p) != 0)
+    rp_load_spec spec = {
+        .window = &o->window,
+        .keep_lines = keep_lines || o->lines,
+        .time_slots = time_slots,
+    };
+    if (rp_load_paths(paths, count, &spec, p) != 0)
         return -1;
-    return rp_filter_apply(p, o, keep_lines);
+    return rp_filter_apply(p, &o->tags);
 }
 
 int rp_pipeline_convert(char *const *paths, int count, const rp_options *o,
@@ -22,7 +27,7 @@ int rp_pipeline_convert(char *const *paths, int count, const rp_options *o,
     rp_profile profile;
     int rc = rp_pipeline_load(paths, count, o, format->keeps_lines, format->time_slots, &profile);
     if (rc == 0)
-        rc = rp_output_write(&profile, format, o, path);
+        rc = rp_output_write(&profile, format, &o->encode, path);
     rp_profile_free(&profile);
     return rc == 0 ? RP_EXIT_OK : RP_EXIT_FAILURE;
 }

@@ -30,7 +30,9 @@ static inline uint64_t rp_hash_combine(uint64_t h, uint64_t word)
     return rp_hash_mix64(h ^ (word + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)));
 }
 
-/* Hash of an arbitrary byte string, eight bytes at a time. */
+/* Hash of an arbitrary byte string, eight bytes at a time: one multiply
+ * per word (interning hashes every frame's text of a profile), the final
+ * avalanche making up for the light mixing. */
 static inline uint64_t rp_hash_bytes(const void *data, size_t len)
 {
     const unsigned char *p = data;
@@ -38,14 +40,15 @@ static inline uint64_t rp_hash_bytes(const void *data, size_t len)
     while (len >= 8) {
         uint64_t w;
         memcpy(&w, p, 8);
-        h = rp_hash_combine(h, w);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+        h ^= h >> 32;
         p += 8;
         len -= 8;
     }
     if (len > 0) {
         uint64_t w = 0;
         memcpy(&w, p, len);
-        h = rp_hash_combine(h, w);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
     }
     return rp_hash_mix64(h);
 }

@@ -23,26 +23,96 @@ enum state {
     DONE,
 };
 
+/* A stream keeps at least this much ahead of each token in its window,
+ * so only longer tokens are ever cut; the window grows for them. Tests
+ * and the fuzzer build with tiny ones, to cut every token. */
+#ifndef RP_JR_STREAM_LOOKAHEAD
+#define RP_JR_STREAM_LOOKAHEAD (64u << 10)
+#endif
+#ifndef RP_JR_STREAM_WINDOW
+#define RP_JR_STREAM_WINDOW (1u << 20)
+#endif
+#define STREAM_LOOKAHEAD RP_JR_STREAM_LOOKAHEAD
+#define STREAM_WINDOW RP_JR_STREAM_WINDOW
+
 void rp_jr_init(rp_json_reader *r, const char *data, size_t len)
 {
-    char *scratch = r->scratch, *repaired = r->repaired;
-    size_t cap = r->scratch_cap, repaired_cap = r->repaired_cap;
+    rp_json_reader kept = *r; /* buffers, kept across documents */
     memset(r, 0, sizeof(*r));
-    r->scratch = scratch; /* kept across documents */
-    r->scratch_cap = cap;
-    r->repaired = repaired;
-    r->repaired_cap = repaired_cap;
+    r->scratch = kept.scratch;
+    r->scratch_cap = kept.scratch_cap;
+    r->repaired = kept.repaired;
+    r->repaired_cap = kept.repaired_cap;
+    r->window = kept.window;
+    r->window_cap = kept.window_cap;
     r->start = r->p = data;
     r->end = data + len;
     r->state = EXPECT_VALUE;
+}
+
+int rp_jr_init_stream(rp_json_reader *r, rp_jr_fill_fn fill, void *ctx, const char *first,
+                      size_t len)
+{
+    if (r->window_cap < STREAM_WINDOW || r->window_cap < len) {
+        size_t cap = len > STREAM_WINDOW ? len : STREAM_WINDOW;
+        char *grown = realloc(r->window, cap);
+        if (!grown)
+            return -1;
+        r->window = grown;
+        r->window_cap = cap;
+    }
+    memcpy(r->window, first, len);
+    rp_jr_init(r, r->window, len);
+    r->fill = fill;
+    r->fill_ctx = ctx;
+    return 0;
 }
 
 void rp_jr_free(rp_json_reader *r)
 {
     free(r->scratch);
     free(r->repaired);
-    r->scratch = r->repaired = NULL;
-    r->scratch_cap = r->repaired_cap = 0;
+    free(r->window);
+    r->scratch = r->repaired = r->window = NULL;
+    r->scratch_cap = r->repaired_cap = r->window_cap = 0;
+}
+
+/* Streams: moves what is left of the window from `keep` on to its start
+ * and appends the source's next bytes, growing the window when what is
+ * kept fills half of it. Returns whether bytes were added. */
+static bool refill(rp_json_reader *r, const char *keep)
+{
+    if (!r->fill || r->at_eof || r->source_status)
+        return false;
+    for (const char *q = r->start; q < keep && (q = memchr(q, '\n', (size_t)(keep - q))); q++)
+        r->lines_before++;
+    size_t kept = (size_t)(r->end - keep), at = (size_t)(r->p - keep);
+    if (r->window && keep != r->window)
+        memmove(r->window, keep, kept);
+    size_t want = r->window_cap < STREAM_WINDOW ? STREAM_WINDOW : r->window_cap;
+    while (kept > want / 2)
+        want *= 2;
+    if (want != r->window_cap) {
+        char *grown = realloc(r->window, want);
+        if (!grown) {
+            r->source_status = -1;
+            r->error = "out of memory";
+            return false;
+        }
+        r->window = grown;
+        r->window_cap = want;
+    }
+    r->start = r->window;
+    r->p = r->window + at;
+    r->end = r->window + kept;
+    long n = r->fill(r->fill_ctx, r->window + kept, r->window_cap - kept);
+    if (n < 0)
+        r->source_status = n;
+    else if (n == 0)
+        r->at_eof = true;
+    else
+        r->end += n;
+    return n > 0;
 }
 
 static rp_jtok error(rp_json_reader *r, const char *message)
@@ -52,11 +122,20 @@ static rp_jtok error(rp_json_reader *r, const char *message)
     return RP_JT_ERROR;
 }
 
+/* Where the window's end stopped a token: in a stream, it may go on. */
+static bool at_window_end(rp_json_reader *r, const char *p, size_t need)
+{
+    bool short_of = (size_t)(r->end - p) < need;
+    r->hit_end = r->hit_end || short_of;
+    return short_of;
+}
+
 static void skip_space(rp_json_reader *r)
 {
     const char *p = r->p;
     while (p < r->end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
         p++;
+    at_window_end(r, p, 1);
     r->p = p;
 }
 
@@ -190,6 +269,8 @@ static rp_jtok read_string(rp_json_reader *r, rp_jtok kind)
             return error(r, "control character in a string");
         if (*p == '\\') {
             p++;
+            /* \uD83D\uDE00: twelve bytes decide what an escape is */
+            at_window_end(r, p, 12);
             size_t n = p < end ? unescape(&p, end, o) : 0;
             if (n == 0)
                 return error(r, "invalid escape in a string");
@@ -198,7 +279,7 @@ static rp_jtok read_string(rp_json_reader *r, rp_jtok kind)
             *o++ = *p++;
         }
     }
-    if (p >= end)
+    if (at_window_end(r, p, 1))
         return error(r, "unterminated string");
     r->str = r->scratch;
     r->str_len = (size_t)(o - r->scratch);
@@ -240,6 +321,7 @@ static rp_jtok read_number(rp_json_reader *r)
         while (p < end && is_digit(*p))
             p++;
     }
+    at_window_end(r, p, 1); /* digits may follow */
     r->num = start;
     r->num_len = (size_t)(p - start);
     r->p = p;
@@ -249,7 +331,7 @@ static rp_jtok read_number(rp_json_reader *r)
 static rp_jtok read_literal(rp_json_reader *r, const char *word, rp_jtok tok)
 {
     size_t n = strlen(word);
-    if ((size_t)(r->end - r->p) < n || memcmp(r->p, word, n) != 0)
+    if (at_window_end(r, r->p, n) || memcmp(r->p, word, n) != 0)
         return error(r, "invalid literal");
     r->p += n;
     return tok;
@@ -317,7 +399,7 @@ static rp_jtok read_key(rp_json_reader *r)
     return RP_JT_KEY;
 }
 
-rp_jtok rp_jr_next(rp_json_reader *r)
+static rp_jtok next_token(rp_json_reader *r)
 {
     if (r->state == DONE)
         return r->error ? RP_JT_ERROR : RP_JT_END;
@@ -357,6 +439,33 @@ rp_jtok rp_jr_next(rp_json_reader *r)
     }
 }
 
+/* A stream: the window keeps a lookahead, and a token that ran into its
+ * end is read again, from where it began, once more of it is there. */
+static rp_jtok next_streamed(rp_json_reader *r)
+{
+    if ((size_t)(r->end - r->p) < STREAM_LOOKAHEAD)
+        refill(r, r->p);
+    for (;;) {
+        const char *p0 = r->p;
+        uint8_t state0 = r->state;
+        int depth0 = r->depth;
+        r->hit_end = false;
+        rp_jtok tok = next_token(r);
+        if (!r->hit_end || r->at_eof || r->source_status)
+            return r->source_status ? error(r, r->error ? r->error : "cannot read") : tok;
+        r->p = p0;
+        r->state = state0;
+        r->depth = depth0;
+        r->error = NULL;
+        refill(r, p0);
+    }
+}
+
+rp_jtok rp_jr_next(rp_json_reader *r)
+{
+    return r->fill ? next_streamed(r) : next_token(r);
+}
+
 bool rp_jr_skip(rp_json_reader *r, rp_jtok first)
 {
     if (first == RP_JT_ERROR)
@@ -369,6 +478,36 @@ bool rp_jr_skip(rp_json_reader *r, rp_jtok first)
             return false;
     }
     return true;
+}
+
+const char *rp_jr_peek_flat_array(const rp_json_reader *r, size_t *len)
+{
+    const char *p = r->p, *end = r->end;
+    while (p < end) {
+        char c = *p;
+        if (c == '"') {
+            /* a string: to its closing quote, which no backslash may hide */
+            const char *close = memchr(p + 1, '"', (size_t)(end - p - 1));
+            if (!close || memchr(p + 1, '\\', (size_t)(close - p - 1)))
+                return NULL;
+            p = close + 1;
+        } else if (c == ']') {
+            *len = (size_t)(p - r->p);
+            return r->p;
+        } else if (c == '[' || c == '{' || c == '}') {
+            return NULL;
+        } else {
+            p++;
+        }
+    }
+    return NULL;
+}
+
+void rp_jr_skip_flat_array(rp_json_reader *r, size_t len)
+{
+    r->p += len + 1;
+    r->depth--;
+    r->state = AFTER_VALUE;
 }
 
 bool rp_jr_int(const rp_json_reader *r, int64_t *out)
@@ -402,8 +541,8 @@ double rp_jr_double(const rp_json_reader *r)
 
 void rp_jr_error(const rp_json_reader *r, char *buf, size_t size)
 {
-    int line = 1;
+    long line = 1 + r->lines_before;
     for (const char *p = r->start; p < r->p && p < r->end; p++)
         line += *p == '\n';
-    snprintf(buf, size, "line %d: %s", line, r->error ? r->error : "unexpected token");
+    snprintf(buf, size, "line %ld: %s", line, r->error ? r->error : "unexpected token");
 }

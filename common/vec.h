@@ -2,7 +2,8 @@
  * common/vec.h — growth of the dense arrays that back every table.
  *
  * Owns: the one rule for growing a malloc'ed array (doubling, overflow
- * checked). Header-only.
+ * checked), and for allocating one of a known length (overflow checked,
+ * never of size 0, so NULL always means out of memory). Header-only.
  */
 #ifndef RPERF_COMMON_VEC_H
 #define RPERF_COMMON_VEC_H
@@ -30,6 +31,19 @@ static inline int rp_vec_reserve(void **items, size_t *capacity, size_t needed, 
     *items = grown;
     *capacity = cap;
     return 0;
+}
+
+/* An array of `n` elements of `elem_size` bytes (room for one when `n` is
+ * 0), or NULL when out of memory or when n * elem_size overflows. */
+static inline void *rp_alloc_array(size_t n, size_t elem_size)
+{
+    return reallocarray(NULL, n ? n : 1, elem_size);
+}
+
+/* The same, zeroed. */
+static inline void *rp_calloc_array(size_t n, size_t elem_size)
+{
+    return calloc(n ? n : 1, elem_size);
 }
 
 /* rp_vec_reserve for a typed pointer: RP_VEC_RESERVE(arr, cap, n). */

@@ -6,8 +6,8 @@
  * leaf is the frame; cumulative = weight of samples with the frame anywhere
  * on the stack, counted once per sample even under recursion.
  */
-#ifndef RPERF_COMMON_FLATCUM_H
-#define RPERF_COMMON_FLATCUM_H
+#ifndef RPERF_PROFILE_FLATCUM_H
+#define RPERF_PROFILE_FLATCUM_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,117 +1,61 @@
 /*
  * profile/load.c — reading and merging the inputs. See load.h.
+ *
+ * Threads: the calling thread lists the files, then reading threads take
+ * the next file in turn, each with its own reader, and leave the profile
+ * in a ring of slots; the calling thread merges the slots in file order
+ * and frees each for the next file. A reader waits while the ring is full,
+ * so memory holds at most ring-size files besides the merged profile. The
+ * pool's lock guards `next`, `taken`, `stop` and each slot's `ready`; a
+ * slot's profile belongs to its reader until ready, then to the merger.
  */
 #include "load.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../common/filename.h"
-#include "profile_read.h"
 #include "../common/vec.h"
 #include "diag.h"
-#include "merge.h"
-#include "timewin.h"
+#include "profile_read.h"
 
-struct loader {
-    rp_profile *merged;
-    size_t loaded; /* profiles merged so far */
-    bool failed;   /* a named file or directory could not be used */
-    bool broken;   /* a merge failed half-way: the merged tables are unusable */
-    /* Pass 1 of a window back from the newest part: only its end is wanted. */
-    bool measuring;
-    int64_t newest_end_ns;
-    rp_load_visit_fn each; /* or NULL */
-    void *each_ctx;
-    bool time_slots; /* label each file's samples with its slot */
+#define READ_THREADS_MAX 8
+
+/* --- the files ----------------------------------------------------------- */
+
+struct input {
+    char *path;
+    bool named; /* given as a PATH, not found in a directory */
 };
 
-/* Whether the file read into `one` is in the window (counted either way). */
-static bool in_window(struct loader *l, const rp_profile *one)
-{
-    rp_load_facts *f = &l->merged->load;
-    if (f->windowed && !rp_time_window_overlaps(f->window_from_ns, f->window_to_ns,
-                                                one->meta.start_time_ns, one->meta.duration_ns)) {
-        f->files_outside++;
-        return false;
-    }
-    f->files_kept++;
-    return true;
-}
+struct inputs {
+    struct input *items;
+    size_t count, cap;
+    bool failed; /* a named file or directory could not be used */
+};
 
-/* Pass 1: notes the end of the file read into `one`. */
-static void note_end(struct loader *l, const rp_profile *one)
+static int add_input(struct inputs *in, const char *path, bool named)
 {
-    int64_t end = one->meta.start_time_ns + one->meta.duration_ns;
-    if (end > l->newest_end_ns)
-        l->newest_end_ns = end;
-}
-
-/* Merges one file, with its time slot when asked for. */
-static int merge_file(struct loader *l, const rp_profile *one, char *err)
-{
-    if (!l->time_slots)
-        return rp_merge_into(l->merged, one, l->loaded, true, err);
-    rp_load_facts *f = &l->merged->load;
-    char slot[24];
-    snprintf(slot, sizeof(slot), "%zu", f->slot_count);
-    if (RP_VEC_RESERVE(f->slots, f->slots_cap, f->slot_count + 1) != 0) {
-        snprintf(err, RP_READ_ERROR_MAX, "out of memory");
+    if (RP_VEC_RESERVE(in->items, in->cap, in->count + 1) != 0)
         return -1;
-    }
-    f->slots[f->slot_count++] = (rp_time_slot){one->meta.start_time_ns, one->meta.duration_ns};
-    f->has_parts = f->has_parts || one->meta.part > 0;
-    return rp_merge_into_labelled(l->merged, one, l->loaded, true, RP_SLOT_LABEL, slot, err);
-}
-
-/* Merges the file read into `one` when it is in the window. Returns 0 or
- * -1 (err filled). */
-static int take(struct loader *l, const rp_profile *one, char *err)
-{
-    if (l->measuring) {
-        note_end(l, one);
-        return 0;
-    }
-    if (!in_window(l, one))
-        return 0;
-    if (l->each && l->each(one, l->each_ctx) != 0) {
-        snprintf(err, RP_READ_ERROR_MAX, "out of memory");
-        l->broken = true;
+    if (!(in->items[in->count].path = strdup(path)))
         return -1;
-    }
-    if (merge_file(l, one, err) != 0) {
-        /* The merged tables may hold part of this file: stop here. */
-        l->broken = true;
-        return -1;
-    }
-    l->loaded++;
+    in->items[in->count++].named = named;
     return 0;
 }
 
-/* Reads one file and merges it (in pass 1, notes its end). Returns 0, or
- * -1 after saying why with the given severity (pass 2 only). */
-static int load_file(struct loader *l, const char *path, bool named)
+static void free_inputs(struct inputs *in)
 {
-    rp_profile one;
-    char err[RP_READ_ERROR_MAX];
-    int rc = -1;
-    if (rp_profile_init(&one, true) != 0)
-        snprintf(err, sizeof(err), "out of memory");
-    else if (rp_profile_read_file(&one, path, err) == 0)
-        rc = take(l, &one, err);
-    rp_profile_free(&one);
-    if (rc != 0 && !l->measuring) {
-        if (named || l->broken)
-            rp_error("%s: %s", path, err);
-        else
-            rp_warn("%s: %s; skipped", path, err);
-    }
-    return rc;
+    for (size_t i = 0; i < in->count; i++)
+        free(in->items[i].path);
+    free(in->items);
 }
 
 static int compare_names(const void *a, const void *b)
@@ -162,65 +106,308 @@ static int list_profiles(const char *dir, char ***names, size_t *count)
     return 0;
 }
 
-static void load_directory(struct loader *l, const char *dir)
+static int add_directory(struct inputs *in, const char *dir)
 {
     size_t n = 0;
     char **files = NULL;
     int err = list_profiles(dir, &files, &n);
     if (err) {
-        if (!l->measuring)
-            rp_error("%s: cannot read directory: %s", dir, strerror(err));
-        l->failed = true;
-        return;
+        rp_error("%s: cannot read directory: %s", dir, strerror(err));
+        in->failed = true;
+        return err == ENOMEM ? -1 : 0;
     }
     if (n == 0) {
-        if (!l->measuring)
-            rp_error("%s: no profile files (*.json.gz) in this directory", dir);
-        l->failed = true;
+        rp_error("%s: no profile files (*.json.gz) in this directory", dir);
+        in->failed = true;
     }
-    for (size_t i = 0; i < n && !l->broken; i++)
-        load_file(l, files[i], false);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = add_input(in, files[i], false);
     free_names(files, n);
+    return rc;
 }
 
-/* Every path, files and directories, once. */
-static void load_all(struct loader *l, char *const *paths, int count)
+/* Every file of every path, in order. Returns 0, or -1 when out of
+ * memory (said). */
+static int list_inputs(struct inputs *in, char *const *paths, int count)
 {
-    for (int i = 0; i < count && !l->broken; i++) {
+    for (int i = 0; i < count; i++) {
         struct stat st;
+        int rc = 0;
         if (stat(paths[i], &st) != 0) {
-            if (!l->measuring)
-                rp_error("%s: %s", paths[i], strerror(errno));
-            l->failed = true;
+            rp_error("%s: %s", paths[i], strerror(errno));
+            in->failed = true;
         } else if (S_ISDIR(st.st_mode)) {
-            load_directory(l, paths[i]);
-        } else if (load_file(l, paths[i], true) != 0) {
-            l->failed = true;
+            rc = add_directory(in, paths[i]);
+        } else {
+            rc = add_input(in, paths[i], true);
+        }
+        if (rc != 0) {
+            rp_error("out of memory");
+            return -1;
         }
     }
+    return 0;
 }
 
-/* The window's bounds; with a duration back, pass 1 finds the newest end. */
-static void resolve_window(struct loader *l, char *const *paths, int count,
-                           const rp_time_window *window)
+/* --- reading, in parallel -------------------------------------------------- */
+
+struct slot {
+    rp_profile profile;
+    int rc;
+    char err[RP_READ_ERROR_MAX];
+    bool ready;
+};
+
+struct pool {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    const struct inputs *in;
+    struct slot *ring;
+    size_t ring_size;
+    size_t next;  /* the next file a reader takes */
+    size_t taken; /* files the merger is done with: their slots are free */
+    bool stop;
+    pthread_t threads[READ_THREADS_MAX];
+    int thread_count;
+};
+
+int rp_load_threads(void)
+{
+    const char *env = getenv("RPERF_ANALYZE_THREADS");
+    long n = env && *env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > READ_THREADS_MAX ? READ_THREADS_MAX : (int)n;
+}
+
+static void read_into(rp_profile_reader *r, struct slot *s, const char *path)
+{
+    s->rc = -1;
+    if (rp_profile_init(&s->profile, true) != 0)
+        snprintf(s->err, sizeof(s->err), "out of memory");
+    else if (!r)
+        snprintf(s->err, sizeof(s->err), "out of memory");
+    else
+        s->rc = rp_profile_reader_read_file(r, &s->profile, path, s->err);
+}
+
+/* A reading thread: files in turn, while the ring has room. */
+static void *read_files(void *arg)
+{
+    struct pool *pl = arg;
+    rp_profile_reader *r = rp_profile_reader_new();
+    pthread_mutex_lock(&pl->lock);
+    for (;;) {
+        while (!pl->stop && pl->next < pl->in->count && pl->next >= pl->taken + pl->ring_size)
+            pthread_cond_wait(&pl->changed, &pl->lock);
+        if (pl->stop || pl->next >= pl->in->count)
+            break;
+        size_t i = pl->next++;
+        pthread_mutex_unlock(&pl->lock);
+        struct slot *s = &pl->ring[i % pl->ring_size];
+        read_into(r, s, pl->in->items[i].path);
+        pthread_mutex_lock(&pl->lock);
+        s->ready = true;
+        pthread_cond_broadcast(&pl->changed);
+    }
+    pthread_mutex_unlock(&pl->lock);
+    rp_profile_reader_free(r);
+    return NULL;
+}
+
+/* Starts the readers; with one file or one core, none (the merger reads
+ * itself). Returns 0 or -1 (out of memory). */
+static int pool_start(struct pool *pl, const struct inputs *in)
+{
+    int threads = in->count > 1 ? rp_load_threads() : 0;
+    if (threads == 1)
+        threads = 0;
+    *pl = (struct pool){.in = in, .ring_size = (size_t)threads + 1};
+    if (!(pl->ring = rp_calloc_array(pl->ring_size, sizeof(*pl->ring))))
+        return -1;
+    pthread_mutex_init(&pl->lock, NULL);
+    pthread_cond_init(&pl->changed, NULL);
+    for (int i = 0; i < threads; i++)
+        if (pthread_create(&pl->threads[pl->thread_count], NULL, read_files, pl) == 0)
+            pl->thread_count++;
+    return 0;
+}
+
+/* File `i`, read: by a reader, or here when there is none. */
+static struct slot *pool_wait(struct pool *pl, size_t i, rp_profile_reader *own)
+{
+    struct slot *s = &pl->ring[i % pl->ring_size];
+    if (pl->thread_count == 0) {
+        read_into(own, s, pl->in->items[i].path);
+        return s;
+    }
+    pthread_mutex_lock(&pl->lock);
+    while (!s->ready)
+        pthread_cond_wait(&pl->changed, &pl->lock);
+    pthread_mutex_unlock(&pl->lock);
+    return s;
+}
+
+/* The merger is done with file `i`: its slot is free for another. */
+static void pool_release(struct pool *pl, size_t i)
+{
+    struct slot *s = &pl->ring[i % pl->ring_size];
+    rp_profile_free(&s->profile);
+    pthread_mutex_lock(&pl->lock);
+    s->ready = false;
+    pl->taken = i + 1;
+    pthread_cond_broadcast(&pl->changed);
+    pthread_mutex_unlock(&pl->lock);
+}
+
+static void pool_finish(struct pool *pl)
+{
+    pthread_mutex_lock(&pl->lock);
+    pl->stop = true;
+    pthread_cond_broadcast(&pl->changed);
+    pthread_mutex_unlock(&pl->lock);
+    for (int i = 0; i < pl->thread_count; i++)
+        pthread_join(pl->threads[i], NULL);
+    /* files read ahead of a stop */
+    for (size_t i = 0; i < pl->ring_size; i++)
+        if (pl->ring[i].ready)
+            rp_profile_free(&pl->ring[i].profile);
+    free(pl->ring);
+    pthread_mutex_destroy(&pl->lock);
+    pthread_cond_destroy(&pl->changed);
+}
+
+/* --- merging, in file order ---------------------------------------------- */
+
+/* A file prepared but not yet merged: with a window back from the newest
+ * file's end, files wait until every end is known. */
+struct held {
+    rp_merge_pending pending;
+    const char *path;
+};
+
+struct loader {
+    const rp_load_spec *spec;
+    rp_profile *merged;
+    size_t committed; /* profiles merged so far */
+    bool broken;      /* a merge failed half-way: the merged tables are unusable */
+    bool waiting;     /* files are held until the newest end is known */
+    int64_t newest_end_ns;
+    struct held *held;
+    size_t held_count, held_cap;
+};
+
+static void say_broken(struct loader *l, const char *path, const char *err)
+{
+    rp_error("%s: %s", path, err);
+    l->broken = true;
+}
+
+/* Adds a prepared file to the merged profile (with its time slot when
+ * asked for). */
+static void commit(struct loader *l, const rp_merge_pending *file, const char *path)
 {
     rp_load_facts *f = &l->merged->load;
-    f->windowed = rp_time_window_active(window);
-    if (!f->windowed)
-        return;
-    if (rp_time_window_needs_newest(window)) {
-        l->measuring = true;
-        l->newest_end_ns = INT64_MIN;
-        load_all(l, paths, count);
-        l->measuring = false;
-        l->failed = false;
+    char err[RP_MERGE_ERROR_MAX], slot[24];
+    const char *key = NULL;
+    if (l->spec->each && l->spec->each(l->merged, file, l->spec->each_ctx) != 0)
+        return say_broken(l, path, "out of memory");
+    if (l->spec->time_slots) {
+        if (RP_VEC_RESERVE(f->slots, f->slots_cap, f->slot_count + 1) != 0)
+            return say_broken(l, path, "out of memory");
+        snprintf(slot, sizeof(slot), "%zu", f->slot_count);
+        f->slots[f->slot_count++] = (rp_time_slot){file->meta.start_time_ns, file->meta.duration_ns};
+        f->has_parts = f->has_parts || file->meta.part > 0;
+        key = RP_SLOT_LABEL;
     }
-    rp_time_window_resolve(window, l->newest_end_ns, &f->window_from_ns, &f->window_to_ns);
+    if (rp_merge_commit(l->merged, file, l->committed, key, slot, err) != 0)
+        return say_broken(l, path, err);
+    l->committed++;
 }
 
-static void say_nothing_loaded(const struct loader *l)
+static bool overlaps(const rp_load_facts *f, const rp_meta *m)
 {
-    const rp_load_facts *f = &l->merged->load;
+    return rp_time_window_overlaps(f->window_from_ns, f->window_to_ns, m->start_time_ns,
+                                   m->duration_ns);
+}
+
+/* Commits the file now, or holds it until the window is known; out of
+ * the window, only counts it. */
+static void take(struct loader *l, rp_merge_pending *file, const char *path)
+{
+    rp_load_facts *f = &l->merged->load;
+    if (l->waiting) {
+        int64_t end = file->meta.start_time_ns + file->meta.duration_ns;
+        if (end > l->newest_end_ns)
+            l->newest_end_ns = end;
+        if (RP_VEC_RESERVE(l->held, l->held_cap, l->held_count + 1) != 0)
+            return say_broken(l, path, "out of memory");
+        l->held[l->held_count++] = (struct held){*file, path};
+        *file = (rp_merge_pending){.meta.command = NULL};
+        return;
+    }
+    if (f->windowed && !overlaps(f, &file->meta)) {
+        f->files_outside++;
+        return;
+    }
+    f->files_kept++;
+    commit(l, file, path);
+}
+
+/* One file as read: prepared and taken, or reported. */
+static void merge_file(struct loader *l, struct slot *s, const struct input *in,
+                       bool *named_failed)
+{
+    if (s->rc != 0) {
+        if (in->named) {
+            rp_error("%s: %s", in->path, s->err);
+            *named_failed = true;
+        } else {
+            rp_warn("%s: %s; skipped", in->path, s->err);
+        }
+        return;
+    }
+    rp_merge_pending file;
+    if (rp_merge_prepare(l->merged, &s->profile, l->spec->keep_lines, &file) != 0)
+        say_broken(l, in->path, "out of memory");
+    else
+        take(l, &file, in->path);
+    rp_merge_pending_free(&file);
+}
+
+/* With a window back from the newest end: every end is known now. */
+static void commit_held(struct loader *l)
+{
+    rp_load_facts *f = &l->merged->load;
+    const rp_time_window *w = l->spec->window;
+    rp_time_window_resolve(w, l->newest_end_ns, &f->window_from_ns, &f->window_to_ns);
+    l->waiting = false;
+    for (size_t i = 0; i < l->held_count; i++) {
+        if (!l->broken)
+            take(l, &l->held[i].pending, l->held[i].path);
+        rp_merge_pending_free(&l->held[i].pending);
+    }
+    free(l->held);
+    l->held = NULL;
+    l->held_count = l->held_cap = 0;
+}
+
+static void begin_window(struct loader *l)
+{
+    rp_load_facts *f = &l->merged->load;
+    const rp_time_window *w = l->spec->window;
+    f->windowed = w && rp_time_window_active(w);
+    if (!f->windowed)
+        return;
+    if (rp_time_window_needs_newest(w)) {
+        l->waiting = true;
+        l->newest_end_ns = INT64_MIN;
+    } else {
+        rp_time_window_resolve(w, 0, &f->window_from_ns, &f->window_to_ns);
+    }
+}
+
+static void say_nothing_loaded(const rp_load_facts *f)
+{
     char from[32], to[32];
     if (!f->windowed || f->files_outside == 0)
         rp_error("no readable profile in the given paths");
@@ -230,30 +417,47 @@ static void say_nothing_loaded(const struct loader *l)
                  f->window_to_ns == INT64_MAX ? "(end)" : rp_time_format(f->window_to_ns, to, sizeof(to)));
 }
 
-static int load_paths(char *const *paths, int count, const rp_time_window *window,
-                      struct loader *l)
+/* Reads and merges every input in order. Returns whether a named file
+ * failed. */
+static bool merge_inputs(struct loader *l, const struct inputs *in)
 {
-    if (rp_profile_init(l->merged, true) != 0) {
+    struct pool pl;
+    bool named_failed = false;
+    if (pool_start(&pl, in) != 0) {
+        rp_error("out of memory");
+        l->broken = true;
+        return false;
+    }
+    rp_profile_reader *own = pl.thread_count == 0 ? rp_profile_reader_new() : NULL;
+    for (size_t i = 0; i < in->count && !l->broken; i++) {
+        merge_file(l, pool_wait(&pl, i, own), &in->items[i], &named_failed);
+        pool_release(&pl, i);
+    }
+    rp_profile_reader_free(own);
+    pool_finish(&pl);
+    return named_failed;
+}
+
+int rp_load_paths(char *const *paths, int count, const rp_load_spec *spec, rp_profile *merged)
+{
+    struct loader l = {.spec = spec, .merged = merged};
+    struct inputs in = {0};
+    if (rp_profile_init(merged, true) != 0) {
         rp_error("out of memory");
         return -1;
     }
-    resolve_window(l, paths, count, window);
-    load_all(l, paths, count);
-    if (l->loaded == 0 && !l->failed)
-        say_nothing_loaded(l);
-    return l->loaded > 0 && !l->failed && !l->broken ? 0 : -1;
-}
-
-int rp_load_paths(char *const *paths, int count, const rp_time_window *window, bool time_slots,
-                  rp_profile *merged)
-{
-    struct loader l = {.merged = merged, .time_slots = time_slots};
-    return load_paths(paths, count, window, &l);
-}
-
-int rp_load_paths_visit(char *const *paths, int count, const rp_time_window *window,
-                        rp_profile *merged, rp_load_visit_fn each, void *ctx)
-{
-    struct loader l = {.merged = merged, .each = each, .each_ctx = ctx};
-    return load_paths(paths, count, window, &l);
+    begin_window(&l);
+    if (list_inputs(&in, paths, count) != 0) {
+        free_inputs(&in);
+        return -1;
+    }
+    bool failed = in.failed;
+    if (merge_inputs(&l, &in))
+        failed = true;
+    if (l.waiting)
+        commit_held(&l);
+    free_inputs(&in);
+    if (l.committed == 0 && !failed && !l.broken)
+        say_nothing_loaded(&merged->load);
+    return l.committed > 0 && !failed && !l.broken ? 0 : -1;
 }

@@ -1,33 +1,45 @@
 /*
- * profile/load.h — turning command-line PATHs into one merged profile.
+ * profile/load.h — turning PATHs into one merged profile.
  *
  * Owns: expanding each PATH (a profile file, or a session directory whose
- * *.json.gz / *.json files are all read, in name order), reading each file
- * and merging it, one file at a time, so memory holds one document plus
- * the merged tables. A bad file named on the command line is an error; a
- * bad file found in a directory is skipped with a warning.
+ * *.json.gz / *.json files are all read, in name order), reading the files
+ * — in parallel, one reading thread per core, each file decompressed and
+ * parsed once, at most a few files in memory at a time — and merging them
+ * in name order, so the result does not depend on which thread was
+ * faster. A bad file named on the command line is an error; a bad file
+ * found in a directory is skipped with a warning.
  */
-#ifndef RPERF_ANALYZER_LOAD_H
-#define RPERF_ANALYZER_LOAD_H
+#ifndef RPERF_PROFILE_LOAD_H
+#define RPERF_PROFILE_LOAD_H
 
+#include <stdbool.h>
+
+#include "merge.h"
 #include "profile.h"
 #include "timewin.h"
 
-/* Fills `merged` (initialised by this call), with the lines the files
- * have (filter.c may drop them), from the files that overlap `window`
- * (timewin.h; merged->load says what it kept). With `time_slots`, each
- * file's samples keep apart: labelled RP_SLOT_LABEL = the index of the
- * file's stretch of time in merged->load.slots (the viewer's time strip).
- * Returns 0 when at least one profile was read and every named file was
- * good; otherwise -1 after printing why. The caller frees `merged` in
- * both cases. */
-int rp_load_paths(char *const *paths, int count, const rp_time_window *window, bool time_slots,
-                  rp_profile *merged);
+/* Shown every file that is merged (the timeline): `merged` holds its
+ * tables, `file` its facts and samples in merged's ids. Returns 0, or -1 to
+ * stop with an error (out of memory). */
+typedef int (*rp_load_visit_fn)(const rp_profile *merged, const rp_merge_pending *file, void *ctx);
 
-/* rp_load_paths that also shows `each` every file it merges, as read (the
- * timeline). `each` returns 0, or -1 to stop with an error (out of memory). */
-typedef int (*rp_load_visit_fn)(const rp_profile *one, void *ctx);
-int rp_load_paths_visit(char *const *paths, int count, const rp_time_window *window,
-                        rp_profile *merged, rp_load_visit_fn each, void *ctx);
+typedef struct rp_load_spec {
+    const rp_time_window *window; /* files that overlap it (NULL: all) */
+    bool keep_lines;              /* frames one per line, as recorded; else per method */
+    /* Each file's samples keep apart: labelled RP_SLOT_LABEL = the index of
+     * its stretch of time in merged->load.slots (the viewer's time strip). */
+    bool time_slots;
+    rp_load_visit_fn each; /* or NULL */
+    void *each_ctx;
+} rp_load_spec;
+
+/* Fills `merged` (initialised by this call) from `paths` as `spec` says;
+ * merged->load says what was kept. Returns 0 when at least one profile was
+ * read and every named file was good; otherwise -1 after printing why
+ * (diag.h). The caller frees `merged` in both cases. */
+int rp_load_paths(char *const *paths, int count, const rp_load_spec *spec, rp_profile *merged);
+
+/* Reading threads: one per core (at most 8), or RPERF_ANALYZE_THREADS. */
+int rp_load_threads(void);
 
 #endif

@@ -25,7 +25,7 @@ static void free_maps(struct id_maps *m)
 
 static uint32_t *alloc_map(size_t n)
 {
-    return malloc((n ? n : 1) * sizeof(uint32_t));
+    return rp_alloc_array(n, sizeof(uint32_t));
 }
 
 static int map_strings(rp_profile *dst, const rp_profile *src, struct id_maps *m)
@@ -81,28 +81,37 @@ static int map_stacks(rp_profile *dst, const rp_profile *src, struct id_maps *m)
     return 0;
 }
 
-/* `extra` (dst string ids; key RP_IDX_NONE: none) joins every set. */
-static int map_label_sets(rp_profile *dst, const rp_profile *src, rp_label extra,
-                          struct id_maps *m)
+/* Label set `set` of `from`, in `to`'s strings (a map of from's string ids
+ * to to's, or NULL when both are one profile), with `extra` (to's string
+ * ids; key RP_IDX_NONE: none) joined. Returns the set id in `to`, or
+ * RP_IDX_NONE when out of memory. */
+static uint32_t copy_label_set(rp_profile *to, const rp_profile *from, uint32_t set,
+                               const uint32_t *strings, rp_label extra, rp_label **pairs,
+                               size_t *cap)
+{
+    const rp_label_set *ls = &from->label_sets[set];
+    if (RP_VEC_RESERVE(*pairs, *cap, (size_t)ls->count + 1) != 0)
+        return RP_IDX_NONE;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < ls->count; k++) {
+        const rp_label *l = &from->labels[ls->first + k];
+        (*pairs)[n++] = strings ? (rp_label){strings[l->key], strings[l->value]} : *l;
+    }
+    if (extra.key != RP_IDX_NONE)
+        (*pairs)[n++] = extra;
+    return rp_profile_label_set(to, *pairs, n);
+}
+
+static int map_label_sets(rp_profile *dst, const rp_profile *src, struct id_maps *m)
 {
     rp_label *pairs = NULL;
     size_t cap = 0;
+    rp_label none = {RP_IDX_NONE, RP_IDX_NONE};
     if (!(m->label_sets = alloc_map(src->label_set_count)))
         return -1;
     for (size_t i = 0; i < src->label_set_count; i++) {
-        const rp_label_set *ls = &src->label_sets[i];
-        if (RP_VEC_RESERVE(pairs, cap, ls->count + 1) != 0) {
-            free(pairs);
-            return -1;
-        }
-        uint32_t n = 0;
-        for (uint32_t k = 0; k < ls->count; k++) {
-            const rp_label *l = &src->labels[ls->first + k];
-            pairs[n++] = (rp_label){m->strings[l->key], m->strings[l->value]};
-        }
-        if (extra.key != RP_IDX_NONE)
-            pairs[n++] = extra;
-        if ((m->label_sets[i] = rp_profile_label_set(dst, pairs, n)) == RP_IDX_NONE) {
+        m->label_sets[i] = copy_label_set(dst, src, (uint32_t)i, m->strings, none, &pairs, &cap);
+        if (m->label_sets[i] == RP_IDX_NONE) {
             free(pairs);
             return -1;
         }
@@ -111,43 +120,96 @@ static int map_label_sets(rp_profile *dst, const rp_profile *src, rp_label extra
     return 0;
 }
 
-/* Copies the facts that describe one process (the root's). */
-static void take_process_facts(rp_meta *dst, const rp_meta *src, const struct id_maps *m)
+static uint32_t mapped(const struct id_maps *m, uint32_t id)
 {
+    return id == RP_IDX_NONE ? RP_IDX_NONE : m->strings[id];
+}
+
+/* src's facts with dst's string ids. */
+static int map_meta(rp_meta *out, const rp_meta *src, const struct id_maps *m)
+{
+    *out = *src;
+    out->rperf_version = mapped(m, src->rperf_version);
+    out->ruby_version = mapped(m, src->ruby_version);
+    out->command = rp_alloc_array(src->command_len, sizeof(uint32_t));
+    if (!out->command)
+        return -1;
+    for (size_t i = 0; i < src->command_len; i++)
+        out->command[i] = m->strings[src->command[i]];
+    return 0;
+}
+
+static int map_samples(rp_merge_pending *out, const rp_profile *src, const struct id_maps *m)
+{
+    out->samples = rp_alloc_array(src->samples.count, sizeof(rp_sample));
+    if (!out->samples)
+        return -1;
+    for (size_t i = 0; i < src->samples.count; i++) {
+        rp_sample s = src->samples.samples[i];
+        s.stack = m->stacks[s.stack];
+        s.label_set = m->label_sets[s.label_set];
+        out->samples[i] = s;
+    }
+    out->count = src->samples.count;
+    return 0;
+}
+
+int rp_merge_prepare(rp_profile *dst, const rp_profile *src, bool keep_lines,
+                     rp_merge_pending *out)
+{
+    struct id_maps m = {0};
+    *out = (rp_merge_pending){.meta.command = NULL};
+    int rc = map_strings(dst, src, &m) == 0 && map_frames(dst, src, keep_lines, &m) == 0 &&
+                     map_stacks(dst, src, &m) == 0 && map_label_sets(dst, src, &m) == 0 &&
+                     map_meta(&out->meta, &src->meta, &m) == 0 && map_samples(out, src, &m) == 0
+                 ? 0
+                 : -1;
+    free_maps(&m);
+    return rc;
+}
+
+void rp_merge_pending_free(rp_merge_pending *pending)
+{
+    free(pending->meta.command);
+    free(pending->samples);
+    *pending = (rp_merge_pending){.meta.command = NULL};
+}
+
+/* Copies the facts that describe one process (the root's). */
+static int take_process_facts(rp_meta *dst, const rp_meta *src)
+{
+    uint32_t *command = realloc(dst->command, (src->command_len ? src->command_len : 1) *
+                                                  sizeof(uint32_t));
+    if (!command)
+        return -1;
+    memcpy(command, src->command, src->command_len * sizeof(uint32_t));
+    dst->command = command;
+    dst->command_len = src->command_len;
     dst->mode = src->mode;
     dst->frequency = src->frequency;
     dst->pid = src->pid;
     dst->ppid = src->ppid;
     dst->start_time_ns = src->start_time_ns;
     dst->detected_thread_count = src->detected_thread_count;
-    dst->rperf_version = src->rperf_version == RP_IDX_NONE ? RP_IDX_NONE : m->strings[src->rperf_version];
-    dst->ruby_version = src->ruby_version == RP_IDX_NONE ? RP_IDX_NONE : m->strings[src->ruby_version];
-    for (size_t i = 0; i < src->command_len; i++)
-        dst->command[i] = m->strings[src->command[i]];
-    dst->command_len = src->command_len;
+    dst->rperf_version = src->rperf_version;
+    dst->ruby_version = src->ruby_version;
     dst->has_gc = src->has_gc;
     dst->gc = src->gc;
     dst->has_os = src->has_os;
     dst->os = src->os;
     dst->has_yjit = src->has_yjit;
     dst->yjit_ratio = src->yjit_ratio;
+    return 0;
 }
 
-static int merge_meta(rp_meta *dst, const rp_meta *src, size_t merged_before,
-                      const struct id_maps *m)
+static int merge_meta(rp_meta *dst, const rp_meta *src, size_t merged_before)
 {
     bool src_is_root = merged_before == 0 || src->start_time_ns < dst->start_time_ns;
     int64_t end = src->start_time_ns + src->duration_ns;
     if (merged_before > 0 && dst->start_time_ns + dst->duration_ns > end)
         end = dst->start_time_ns + dst->duration_ns;
-    if (src_is_root) {
-        uint32_t *command = realloc(dst->command, (src->command_len ? src->command_len : 1) *
-                                                      sizeof(uint32_t));
-        if (!command)
-            return -1;
-        dst->command = command;
-        take_process_facts(dst, src, m);
-    }
+    if (src_is_root && take_process_facts(dst, src) != 0)
+        return -1;
     if (merged_before == 0) {
         dst->process_count = 0;
         dst->duration_ns = 0;
@@ -171,19 +233,53 @@ static int merge_meta(rp_meta *dst, const rp_meta *src, size_t merged_before,
     return 0;
 }
 
-static int merge_samples(rp_profile *dst, const rp_profile *src, const struct id_maps *m,
-                         char *err)
+/* The samples' label sets with key=value joined, made when first needed
+ * (one per distinct set of the file). */
+typedef struct labeller {
+    rp_profile *p;
+    rp_label extra; /* key RP_IDX_NONE: no label to add */
+    uint32_t *made; /* set id → labelled set id, or RP_IDX_NONE */
+    size_t count;   /* sets when the commit began */
+    rp_label *pairs;
+    size_t pairs_cap;
+} labeller;
+
+static int labeller_init(labeller *l, rp_profile *p, const char *key, const char *value)
 {
-    for (size_t i = 0; i < src->samples.count; i++) {
-        const rp_sample *s = &src->samples.samples[i];
-        switch (rp_sample_table_add(&dst->samples, m->stacks[s->stack], s->thread_seq,
-                                    m->label_sets[s->label_set], s->weight)) {
-        case RP_SAMPLE_OK:
-            break;
-        case RP_SAMPLE_OVERFLOW:
+    *l = (labeller){.p = p, .extra = {RP_IDX_NONE, RP_IDX_NONE}};
+    if (!key)
+        return 0;
+    l->extra = (rp_label){rp_profile_cstring(p, key), rp_profile_cstring(p, value)};
+    l->count = p->label_set_count;
+    l->made = alloc_map(l->count);
+    if (!l->made || l->extra.key == RP_IDX_NONE || l->extra.value == RP_IDX_NONE)
+        return -1;
+    memset(l->made, 0xff, l->count * sizeof(uint32_t));
+    return 0;
+}
+
+static uint32_t labelled(labeller *l, uint32_t set)
+{
+    if (l->extra.key == RP_IDX_NONE)
+        return set;
+    if (l->made[set] == RP_IDX_NONE)
+        l->made[set] = copy_label_set(l->p, l->p, set, NULL, l->extra, &l->pairs, &l->pairs_cap);
+    return l->made[set];
+}
+
+static int add_samples(rp_profile *dst, const rp_merge_pending *pending, labeller *l, char *err)
+{
+    for (size_t i = 0; i < pending->count; i++) {
+        const rp_sample *s = &pending->samples[i];
+        uint32_t set = labelled(l, s->label_set);
+        enum rp_sample_add_result r =
+            set == RP_IDX_NONE ? RP_SAMPLE_NOMEM
+                               : rp_sample_table_add(&dst->samples, s->stack, s->thread_seq, set, s->weight);
+        if (r == RP_SAMPLE_OVERFLOW) {
             snprintf(err, RP_MERGE_ERROR_MAX, "summed sample weight overflows 64 bits");
             return -1;
-        default:
+        }
+        if (r != RP_SAMPLE_OK) {
             snprintf(err, RP_MERGE_ERROR_MAX, "out of memory");
             return -1;
         }
@@ -191,28 +287,29 @@ static int merge_samples(rp_profile *dst, const rp_profile *src, const struct id
     return 0;
 }
 
+int rp_merge_commit(rp_profile *dst, const rp_merge_pending *pending, size_t merged_before,
+                    const char *key, const char *value, char err[RP_MERGE_ERROR_MAX])
+{
+    labeller l;
+    int rc = -1;
+    if (labeller_init(&l, dst, key, value) != 0 || merge_meta(&dst->meta, &pending->meta, merged_before) != 0)
+        snprintf(err, RP_MERGE_ERROR_MAX, "out of memory");
+    else
+        rc = add_samples(dst, pending, &l, err);
+    free(l.made);
+    free(l.pairs);
+    return rc;
+}
+
 int rp_merge_into(rp_profile *dst, const rp_profile *src, size_t merged_before, bool keep_lines,
                   char err[RP_MERGE_ERROR_MAX])
 {
-    return rp_merge_into_labelled(dst, src, merged_before, keep_lines, NULL, NULL, err);
-}
-
-int rp_merge_into_labelled(rp_profile *dst, const rp_profile *src, size_t merged_before,
-                           bool keep_lines, const char *key, const char *value,
-                           char err[RP_MERGE_ERROR_MAX])
-{
-    struct id_maps m = {0};
-    rp_label extra = {RP_IDX_NONE, RP_IDX_NONE};
-    int rc = -1;
-    if (key)
-        extra = (rp_label){rp_profile_cstring(dst, key), rp_profile_cstring(dst, value)};
-    if ((key && (extra.key == RP_IDX_NONE || extra.value == RP_IDX_NONE)) ||
-        map_strings(dst, src, &m) != 0 || map_frames(dst, src, keep_lines, &m) != 0 ||
-        map_stacks(dst, src, &m) != 0 || map_label_sets(dst, src, extra, &m) != 0 ||
-        merge_meta(&dst->meta, &src->meta, merged_before, &m) != 0)
+    rp_merge_pending pending;
+    int rc = rp_merge_prepare(dst, src, keep_lines, &pending);
+    if (rc != 0)
         snprintf(err, RP_MERGE_ERROR_MAX, "out of memory");
     else
-        rc = merge_samples(dst, src, &m, err);
-    free_maps(&m);
+        rc = rp_merge_commit(dst, &pending, merged_before, NULL, NULL, err);
+    rp_merge_pending_free(&pending);
     return rc;
 }

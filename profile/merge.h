@@ -5,25 +5,47 @@
  * into the session profile, summing counters, keeping the longest
  * duration, and choosing whose process facts (command, GC, OS) the merged
  * profile carries: the root's, i.e. the process that started first.
+ *
+ * A merge has two steps. Preparing interns the tables of `src` into `dst`
+ * and keeps its samples and facts, now in dst's ids, apart; committing
+ * adds them. The loader prepares every file as it is read and commits it
+ * when it knows the file is wanted: at once, or — with a time window
+ * counted back from the newest file's end — once every file has been read,
+ * so that no file is read twice.
  */
-#ifndef RPERF_ANALYZER_MERGE_H
-#define RPERF_ANALYZER_MERGE_H
+#ifndef RPERF_PROFILE_MERGE_H
+#define RPERF_PROFILE_MERGE_H
 
 #include "profile.h"
 
 #define RP_MERGE_ERROR_MAX 256
 
-/* Adds `src` to `dst`; `merged_before` says how many profiles dst already
- * holds (0 for the first). With `keep_lines` a frame stays one per line as
- * read; without, the lines of one method become one frame. Returns 0, or -1 with a message in err (dst may
- * then hold part of src and should be discarded). */
+/* One file's share of a merge, in dst's ids, prepared and not yet added. */
+typedef struct rp_merge_pending {
+    rp_meta meta;        /* its facts (string ids and command are dst's) */
+    rp_sample *samples;  /* stack and label set ids are dst's */
+    size_t count;
+} rp_merge_pending;
+
+/* Interns the tables of `src` into `dst` and fills `out` (freed with
+ * rp_merge_pending_free in every case). With `keep_lines` a frame stays one
+ * per line as read; without, the lines of one method become one frame.
+ * Returns 0, or -1 when out of memory (dst's tables may then hold part of
+ * src: unused, but discard dst if it matters). */
+int rp_merge_prepare(rp_profile *dst, const rp_profile *src, bool keep_lines,
+                     rp_merge_pending *out);
+
+/* Adds what `pending` holds to `dst`, which holds `merged_before` profiles
+ * (0 for the first); with `key` (and `value`), every sample is labelled
+ * key=value too (a label src's sets do not have). Returns 0, or -1 with a
+ * message in err (dst may then hold part of it and should be discarded). */
+int rp_merge_commit(rp_profile *dst, const rp_merge_pending *pending, size_t merged_before,
+                    const char *key, const char *value, char err[RP_MERGE_ERROR_MAX]);
+
+void rp_merge_pending_free(rp_merge_pending *pending);
+
+/* Both steps at once. */
 int rp_merge_into(rp_profile *dst, const rp_profile *src, size_t merged_before, bool keep_lines,
                   char err[RP_MERGE_ERROR_MAX]);
-
-/* rp_merge_into, every sample of `src` also labelled key=value (a label
- * src's sets do not have). */
-int rp_merge_into_labelled(rp_profile *dst, const rp_profile *src, size_t merged_before,
-                           bool keep_lines, const char *key, const char *value,
-                           char err[RP_MERGE_ERROR_MAX]);
 
 #endif

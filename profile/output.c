@@ -15,13 +15,13 @@
 struct encoding {
     const rp_profile *p;
     const rp_format *format;
-    const rp_options *o;
+    const rp_encode_opts *opts;
 };
 
 static int encode(rp_out *out, const void *ctx)
 {
     const struct encoding *e = ctx;
-    return e->format->encode(e->p, out, e->o);
+    return e->format->encode(e->p, out, e->opts);
 }
 
 static int write_stdout(const char *what, bool binary, bool compressed, rp_output_fn write, const void *ctx)
@@ -69,9 +69,9 @@ int rp_output_to(const char *path, const char *what, bool binary, bool compresse
     return path ? write_file(path, compressed, write, ctx) : write_stdout(what, binary, compressed, write, ctx);
 }
 
-int rp_output_write(const rp_profile *p, const rp_format *format, const rp_options *o,
+int rp_output_write(const rp_profile *p, const rp_format *format, const rp_encode_opts *opts,
                     const char *path)
 {
-    struct encoding e = {p, format, o};
+    struct encoding e = {p, format, opts};
     return rp_output_to(path, format->name, format->binary, rp_format_compressed(format, path), encode, &e);
 }

@@ -6,12 +6,11 @@
  * (which refuses a binary format when it is a terminal), gzip-compressed
  * when the format says so (format.h).
  */
-#ifndef RPERF_ANALYZER_OUTPUT_H
-#define RPERF_ANALYZER_OUTPUT_H
+#ifndef RPERF_PROFILE_OUTPUT_H
+#define RPERF_PROFILE_OUTPUT_H
 
 #include "profile.h"
 #include "encode/format.h"
-#include "../analyzer/options.h"
 
 /* What writes an output: returns 0, or -1 when memory ran out. */
 typedef int (*rp_output_fn)(rp_out *out, const void *ctx);
@@ -24,7 +23,7 @@ int rp_output_to(const char *path, const char *what, bool binary, bool compresse
 
 /* Writes `p` as `format` to `path` (NULL: stdout). Returns 0, or -1 after
  * an error line. */
-int rp_output_write(const rp_profile *p, const rp_format *format, const rp_options *o,
+int rp_output_write(const rp_profile *p, const rp_format *format, const rp_encode_opts *opts,
                     const char *path);
 
 #endif

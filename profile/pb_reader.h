@@ -6,8 +6,8 @@
  * what a reader does not want, every length checked against the range so
  * no input reads outside it. Header-only; the pprof reader uses it.
  */
-#ifndef RPERF_COMMON_PB_READER_H
-#define RPERF_COMMON_PB_READER_H
+#ifndef RPERF_PROFILE_PB_READER_H
+#define RPERF_PROFILE_PB_READER_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,6 +3,7 @@
  */
 #include "profile.h"
 
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,24 @@ uint32_t rp_profile_label_value(const rp_profile *p, uint32_t set, uint32_t key)
         if (p->labels[ls->first + i].key == key)
             return p->labels[ls->first + i].value;
     return RP_IDX_NONE;
+}
+
+rp_label_key rp_label_key_of(const rp_profile *p, const char *name)
+{
+    if (strcmp(name, RP_LABEL_THREAD_SEQ) == 0)
+        return (rp_label_key){.thread_seq = true, .id = RP_IDX_NONE};
+    return (rp_label_key){.thread_seq = false, .id = rp_strtab_find(&p->strings, name, strlen(name))};
+}
+
+const char *rp_sample_label(const rp_profile *p, rp_label_key key, uint32_t set, uint32_t seq,
+                            char buf[RP_LABEL_VALUE_BUF])
+{
+    if (key.thread_seq) {
+        snprintf(buf, RP_LABEL_VALUE_BUF, "%" PRIu32, seq);
+        return buf;
+    }
+    uint32_t value = key.id == RP_IDX_NONE ? RP_IDX_NONE : rp_profile_label_value(p, set, key.id);
+    return value == RP_IDX_NONE ? NULL : rp_profile_str(p, value);
 }
 
 uint32_t rp_profile_process_of(const rp_profile *p, uint32_t set)

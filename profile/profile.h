@@ -7,8 +7,8 @@
  * exit and writes it; the analyzer reads each file into one and merges
  * them into another. Key names live in schema.h.
  */
-#ifndef RPERF_COMMON_PROFILE_H
-#define RPERF_COMMON_PROFILE_H
+#ifndef RPERF_PROFILE_PROFILE_H
+#define RPERF_PROFILE_PROFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -154,6 +154,22 @@ uint32_t rp_profile_label_set(rp_profile *p, const rp_label *pairs, uint32_t cou
 /* The value (string id) of label `key` (string id) in label set `set`, or
  * RP_IDX_NONE when the set has no such key. */
 uint32_t rp_profile_label_value(const rp_profile *p, uint32_t set, uint32_t key);
+/* A label key as selections and tables use it: thread_seq (the sample's
+ * thread number, RP_LABEL_THREAD_SEQ) or a key of the label sets. */
+typedef struct rp_label_key {
+    bool thread_seq;
+    uint32_t id; /* string id of the key; RP_IDX_NONE when no set has it */
+} rp_label_key;
+
+rp_label_key rp_label_key_of(const rp_profile *p, const char *name);
+
+/* The value label `key` has in a sample of thread `seq` with label set
+ * `set`, as text (a thread number is written into `buf`), or NULL when
+ * the sample has none. */
+#define RP_LABEL_VALUE_BUF 16
+const char *rp_sample_label(const rp_profile *p, rp_label_key key, uint32_t set, uint32_t seq,
+                            char buf[RP_LABEL_VALUE_BUF]);
+
 /* The %pid value (string id) of label set `set`, or RP_IDX_NONE for the
  * session's root process, whose samples carry none. */
 uint32_t rp_profile_process_of(const rp_profile *p, uint32_t set);

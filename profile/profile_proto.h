@@ -5,8 +5,10 @@
  * (profile/encode/pprof.c) and reads (profile/profile_read_pprof.c), and the
  * comment lines both use to carry what profile.proto has no field for.
  */
-#ifndef RPERF_COMMON_PROFILE_PROTO_H
-#define RPERF_COMMON_PROFILE_PROTO_H
+#ifndef RPERF_PROFILE_PROFILE_PROTO_H
+#define RPERF_PROFILE_PROFILE_PROTO_H
+
+#include "schema.h"
 
 enum {
     PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE_LOCATION = 4,
@@ -33,6 +35,6 @@ enum {
 #define RP_PPROF_COUNTS_FORMAT "%lld, triggers: %lld, processes: %lld"
 
 /* The numeric label that carries a sample's thread. */
-#define RP_PPROF_THREAD_SEQ "thread_seq"
+#define RP_PPROF_THREAD_SEQ RP_LABEL_THREAD_SEQ
 
 #endif

@@ -2,7 +2,7 @@
  * profile/profile_read.c — the profile reader. See profile_read.h.
  *
  * Owns decoding the document: the file is decompressed into memory by
- * gzip_file.c (one file at a time) and read with the pull parser of
+ * gzip_file.c (into the reader's buffer) and read with the pull parser of
  * json_reader.c: no tree is built; every value is checked and interned as
  * it is met, unknown keys are skipped (as the gem does). Samples keep the
  * file's label set ids until the document has been read, because
@@ -20,14 +20,11 @@
 #include <string.h>
 
 #include "../common/gzip_file.h"
+#include "../common/hash.h"
 #include "profile_read_doc.h"
 #include "profile_read_pprof.h"
 #include "schema.h"
 #include "../common/vec.h"
-
-/* The reader is used by one thread at a time; its scratch buffers (JSON
- * unescaping, decompression) are kept between documents. */
-static rp_json_reader shared_reader;
 
 int rp_doc_fail(char *err, const char *fmt, ...)
 {
@@ -259,7 +256,7 @@ static int read_frame_line(struct doc *d, rp_jtok *tok, uint32_t *line)
 
 /* [path, label], [path, label, line] or [path, label, line, first_line]
  * (see the format in README); further elements are allowed and ignored. */
-static int read_frame(struct doc *d, rp_jtok tok, size_t si, size_t fi, uint32_t *id)
+static int parse_frame(struct doc *d, rp_jtok tok, size_t si, size_t fi, uint32_t *id)
 {
     if (tok != RP_JT_BEGIN_ARRAY || (tok = rp_jr_next(&d->jr)) != RP_JT_STRING)
         return frame_error(d, tok, si, fi);
@@ -279,6 +276,63 @@ static int read_frame(struct doc *d, rp_jtok tok, size_t si, size_t fi, uint32_t
                 return frame_error(d, RP_JT_ERROR, si, fi);
     *id = rp_profile_line_frame(d->p, path, label, line, start_line);
     return *id == RP_IDX_NONE ? out_of_memory(d) : 0;
+}
+
+struct text_key {
+    const struct doc *d;
+    const char *text;
+    size_t len;
+};
+
+static bool known_equals(const void *ctx, uint32_t index)
+{
+    const struct text_key *k = ctx;
+    const struct known_frame *f = &k->d->known[index];
+    return f->len == k->len && memcmp(k->d->known_text + f->offset, k->text, k->len) == 0;
+}
+
+/* Keeps a copy of the text of a frame about to be parsed; returns its
+ * offset, or SIZE_MAX when out of memory (which only costs the speed-up). */
+static size_t keep_frame_text(struct doc *d, const char *text, size_t len)
+{
+    if (RP_VEC_RESERVE(d->known_text, d->known_text_cap, d->known_text_len + len) != 0)
+        return SIZE_MAX;
+    memcpy(d->known_text + d->known_text_len, text, len);
+    d->known_text_len += len;
+    return d->known_text_len - len;
+}
+
+/* Remembers that the text kept at `offset` reads as frame `id`. */
+static void remember_frame(struct doc *d, size_t offset, size_t len, uint64_t hash, uint32_t id)
+{
+    if (offset == SIZE_MAX || d->known_count >= RP_IDX_NONE - 1 ||
+        RP_VEC_RESERVE(d->known, d->known_cap, d->known_count + 1) != 0 ||
+        rp_idxset_insert(&d->known_index, hash, (uint32_t)d->known_count) != 0)
+        return;
+    d->known[d->known_count++] = (struct known_frame){offset, len, id};
+}
+
+/* A frame: known by its bytes when they were seen before, else parsed. */
+static int read_frame(struct doc *d, rp_jtok tok, size_t si, size_t fi, uint32_t *id)
+{
+    size_t len = 0;
+    const char *text = tok == RP_JT_BEGIN_ARRAY ? rp_jr_peek_flat_array(&d->jr, &len) : NULL;
+    if (!text)
+        return parse_frame(d, tok, si, fi, id);
+    uint64_t hash = rp_hash_bytes(text, len);
+    struct text_key key = {d, text, len};
+    uint32_t known = rp_idxset_find(&d->known_index, hash, known_equals, &key);
+    if (known != RP_IDX_NONE) {
+        rp_jr_skip_flat_array(&d->jr, len);
+        *id = d->known[known].frame;
+        return 0;
+    }
+    /* parsing may move a streamed window: the text is copied first */
+    size_t offset = keep_frame_text(d, text, len);
+    if (parse_frame(d, tok, si, fi, id) != 0)
+        return -1;
+    remember_frame(d, offset, len, hash, *id);
+    return 0;
 }
 
 static int read_frames(struct doc *d, rp_jtok tok, size_t si, uint32_t *depth)
@@ -457,30 +511,180 @@ static bool starts_like_json(const char *data, size_t len)
     return i < len && data[i] == '{';
 }
 
-int rp_profile_read_buffer(rp_profile *p, const char *data, size_t len, char err[RP_READ_ERROR_MAX])
+rp_profile_reader *rp_profile_reader_new(void)
+{
+    rp_profile_reader *r = calloc(1, sizeof(*r));
+    if (r)
+        rp_idxset_init(&r->doc.known_index);
+    return r;
+}
+
+void rp_profile_reader_free(rp_profile_reader *r)
+{
+    if (!r)
+        return;
+    struct doc *d = &r->doc;
+    rp_jr_free(&d->jr);
+    free(d->samples);
+    free(d->label_map);
+    free(d->frames);
+    free(d->pairs);
+    free(d->known);
+    free(d->known_text);
+    rp_idxset_free(&d->known_index);
+    free(r->whole);
+    free(r);
+}
+
+/* The reader's document, emptied for `p`: buffers kept, contents gone. */
+static struct doc *begin_document(rp_profile_reader *r, rp_profile *p, char *err)
+{
+    struct doc *d = &r->doc;
+    d->p = p;
+    d->err = err;
+    d->sample_count = 0;
+    d->have_samples = false;
+    d->label_map_len = 0;
+    d->known_count = 0;
+    d->known_text_len = 0;
+    rp_idxset_free(&d->known_index); /* its frames were the last profile's */
+    rp_idxset_init(&d->known_index);
+    return d;
+}
+
+int rp_profile_reader_read_buffer(rp_profile_reader *r, rp_profile *p, const char *data,
+                                  size_t len, char err[RP_READ_ERROR_MAX])
 {
     /* By content, not by name: pprof files (ours, the gem's) too. */
     if (!starts_like_json(data, len) && rp_pprof_looks_like(data, len))
         return rp_pprof_read(p, data, len, err);
-    struct doc d = {.p = p, .err = err};
-    d.jr = shared_reader;
-    rp_jr_init(&d.jr, data, len);
-    int rc = read_document(&d);
-    shared_reader = d.jr; /* keeps the scratch buffer */
-    free(d.samples);
-    free(d.label_map);
-    free(d.frames);
-    free(d.pairs);
+    struct doc *d = begin_document(r, p, err);
+    rp_jr_init(&d->jr, data, len);
+    return read_document(d);
+}
+
+/* --- files: JSON streamed, anything else read whole ----------------------- */
+
+/* A file being read, as the JSON reader's source. */
+struct source {
+    rp_gzip_file gz;
+    char err[RP_READ_ERROR_MAX];
+    long status;   /* the file's last negative result, or 0 */
+    size_t served; /* bytes given so far */
+};
+
+static long fill_from_file(void *ctx, char *buf, size_t room)
+{
+    struct source *s = ctx;
+    long n = rp_gzip_file_read(&s->gz, buf, room, s->err, sizeof(s->err));
+    if (n < 0)
+        s->status = n;
+    else
+        s->served += (size_t)n;
+    return n;
+}
+
+/* After a document that does not parse: the rest of the file, so that
+ * damage which decompressed into wrong bytes is named as what it is (the
+ * gzip checksum at the end says so), not as the syntax it broke. */
+static void drain(struct source *s, char *scratch, size_t size)
+{
+    while (fill_from_file(s, scratch, size) > 0)
+        ;
+}
+
+/* The start of the content, enough to tell JSON from pprof. */
+#define SNIFF_BYTES 64
+
+/* The rest of a file that is not streamed, after its first `have` bytes
+ * already in r->whole. Returns the length, or -1 (s->status set). */
+static long read_whole(rp_profile_reader *r, struct source *s, size_t have)
+{
+    for (;;) {
+        if (RP_VEC_RESERVE(r->whole, r->whole_cap, have + (1 << 20)) != 0) {
+            snprintf(s->err, sizeof(s->err), "out of memory");
+            s->status = RP_GZ_ERROR;
+            return -1;
+        }
+        long n = fill_from_file(s, r->whole + have, r->whole_cap - have);
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            return (long)have;
+        have += (size_t)n;
+    }
+}
+
+/* One attempt at the file, with igzip or (`zlib`) with zlib. Returns 0,
+ * -1 with the message in err, or RP_GZ_ASK_ZLIB. */
+static int read_file_once(rp_profile_reader *r, rp_profile *p, const char *path, bool zlib,
+                          char *err)
+{
+    struct source s = {.status = 0};
+    if (rp_gzip_file_open(&s.gz, path, RP_READ_MAX_BYTES, zlib, err, RP_READ_ERROR_MAX) != 0) {
+        rp_gzip_file_close(&s.gz);
+        return -1;
+    }
+    int rc = 0;
+    size_t have = 0;
+    while (rc == 0 && have < SNIFF_BYTES && s.status == 0) {
+        if (RP_VEC_RESERVE(r->whole, r->whole_cap, SNIFF_BYTES) != 0)
+            rc = rp_doc_fail(err, "out of memory");
+        long n = rc == 0 ? fill_from_file(&s, r->whole + have, SNIFF_BYTES - have) : 0;
+        if (n <= 0)
+            break;
+        have += (size_t)n;
+    }
+    if (rc == 0 && s.status == 0 && have == 0) {
+        rc = rp_doc_fail(err, "empty file");
+    } else if (rc == 0 && s.status == 0 && starts_like_json(r->whole, have)) {
+        struct doc *d = begin_document(r, p, err);
+        rc = rp_jr_init_stream(&d->jr, fill_from_file, &s, r->whole, have) != 0
+                 ? rp_doc_fail(err, "out of memory")
+                 : read_document(d);
+        if (rc != 0 && s.status == 0 && RP_VEC_RESERVE(r->whole, r->whole_cap, 1 << 20) == 0)
+            drain(&s, r->whole, r->whole_cap);
+    } else if (rc == 0 && s.status == 0) {
+        long len = read_whole(r, &s, have);
+        rc = len < 0 ? -1 : rp_profile_reader_read_buffer(r, p, r->whole, (size_t)len, err);
+    }
+    if (s.status == RP_GZ_ASK_ZLIB)
+        rc = RP_GZ_ASK_ZLIB;
+    else if (s.status != 0)
+        rc = rp_doc_fail(err, "%s", s.err); /* the file's problem, not its syntax */
+    rp_gzip_file_close(&s.gz);
+    return rc;
+}
+
+int rp_profile_reader_read_file(rp_profile_reader *r, rp_profile *p, const char *path,
+                                char err[RP_READ_ERROR_MAX])
+{
+    int rc = read_file_once(r, p, path, false, err);
+    if (rc != RP_GZ_ASK_ZLIB)
+        return rc;
+    /* igzip did not take it: zlib reads it again, from the start */
+    rp_profile_free(p);
+    if (rp_profile_init(p, true) != 0)
+        return rp_doc_fail(err, "out of memory");
+    return read_file_once(r, p, path, true, err);
+}
+
+int rp_profile_read_buffer(rp_profile *p, const char *data, size_t len, char err[RP_READ_ERROR_MAX])
+{
+    rp_profile_reader *r = rp_profile_reader_new();
+    if (!r)
+        return rp_doc_fail(err, "out of memory");
+    int rc = rp_profile_reader_read_buffer(r, p, data, len, err);
+    rp_profile_reader_free(r);
     return rc;
 }
 
 int rp_profile_read_file(rp_profile *p, const char *path, char err[RP_READ_ERROR_MAX])
 {
-    const char *data;
-    size_t len = 0;
-    if (rp_gzip_file_read(path, RP_READ_MAX_BYTES, &data, &len, err, RP_READ_ERROR_MAX) != 0)
-        return -1;
-    if (len == 0)
-        return rp_doc_fail(err, "empty file");
-    return rp_profile_read_buffer(p, data, len, err);
+    rp_profile_reader *r = rp_profile_reader_new();
+    if (!r)
+        return rp_doc_fail(err, "out of memory");
+    int rc = rp_profile_reader_read_file(r, p, path, err);
+    rp_profile_reader_free(r);
+    return rc;
 }

@@ -7,9 +7,10 @@
  * or not, as this analyzer or the gem writes them) are recognised by
  * their content and read too (profile_read_pprof.c). Nothing in a file can make the reader
  * crash or read out of bounds: each problem becomes a one-line message.
+ * Any number of threads may read at once, each with its own reader.
  */
-#ifndef RPERF_COMMON_PROFILE_READ_H
-#define RPERF_COMMON_PROFILE_READ_H
+#ifndef RPERF_PROFILE_PROFILE_READ_H
+#define RPERF_PROFILE_PROFILE_READ_H
 
 #include <stddef.h>
 
@@ -20,11 +21,22 @@
 /* Largest decompressed document accepted (a guard against gzip bombs). */
 #define RP_READ_MAX_BYTES ((size_t)4 << 30)
 
+/* The buffers one thread reads with, kept from file to file (a thread
+ * reading many files keeps one reader; readers are not shared). */
+typedef struct rp_profile_reader rp_profile_reader;
+rp_profile_reader *rp_profile_reader_new(void); /* NULL when out of memory */
+void rp_profile_reader_free(rp_profile_reader *r);
+
 /* Reads `path` into `p`, which the caller has initialised (aggregating).
  * Returns 0, or -1 with a message (without the file name) in `err`. */
-int rp_profile_read_file(rp_profile *p, const char *path, char err[RP_READ_ERROR_MAX]);
+int rp_profile_reader_read_file(rp_profile_reader *r, rp_profile *p, const char *path,
+                                char err[RP_READ_ERROR_MAX]);
+/* Same for a document already in memory. */
+int rp_profile_reader_read_buffer(rp_profile_reader *r, rp_profile *p, const char *data,
+                                  size_t len, char err[RP_READ_ERROR_MAX]);
 
-/* Same for a document already in memory (used by tests and the fuzzer). */
+/* The same with a reader of their own, for one file. */
+int rp_profile_read_file(rp_profile *p, const char *path, char err[RP_READ_ERROR_MAX]);
 int rp_profile_read_buffer(rp_profile *p, const char *data, size_t len,
                            char err[RP_READ_ERROR_MAX]);
 

@@ -6,18 +6,28 @@
  * profile_read_gem.c what only the rperf gem writes). Not for other users:
  * they call profile_read.h.
  */
-#ifndef RPERF_COMMON_PROFILE_READ_DOC_H
-#define RPERF_COMMON_PROFILE_READ_DOC_H
+#ifndef RPERF_PROFILE_PROFILE_READ_DOC_H
+#define RPERF_PROFILE_PROFILE_READ_DOC_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../common/idxset.h"
 #include "../common/json_reader.h"
 #include "profile.h"
 
 struct pending_sample {
     uint32_t stack, thread_seq, file_label_set;
     int64_t weight;
+};
+
+/* A frame seen before in this document, known by its bytes: the text
+ * between its brackets (a copy: a streamed document moves on), and the
+ * frame it was read as. */
+struct known_frame {
+    size_t offset; /* into known_text */
+    size_t len;
+    uint32_t frame;
 };
 
 struct doc {
@@ -33,6 +43,21 @@ struct doc {
     size_t frames_cap;
     rp_label *pairs;     /* scratch: one label set */
     size_t pairs_cap;
+    /* Frames by their bytes: most frames of a profile repeat, and one hash
+     * of their text replaces parsing and interning two strings. */
+    struct known_frame *known;
+    size_t known_count, known_cap;
+    rp_idxset known_index;
+    char *known_text;
+    size_t known_text_len, known_text_cap;
+};
+
+/* What one reading thread keeps from document to document (the JSON
+ * reader's window and scratch, the document's scratch arrays). */
+struct rp_profile_reader {
+    struct doc doc;
+    char *whole; /* a document that is not streamed (pprof), whole */
+    size_t whole_cap;
 };
 
 /* Formats the one-line message into `err`; returns -1. */

@@ -5,8 +5,8 @@
  * decoding it into the model (profile_read.c calls these; other users
  * call profile_read.h, which reads either format).
  */
-#ifndef RPERF_COMMON_PROFILE_READ_PPROF_H
-#define RPERF_COMMON_PROFILE_READ_PPROF_H
+#ifndef RPERF_PROFILE_PROFILE_READ_PPROF_H
+#define RPERF_PROFILE_PROFILE_READ_PPROF_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,8 +4,8 @@
  * Owns: the layout of a profile document (README, "Profile file format") as produced from the
  * in-memory model, streamed through common/json_writer.
  */
-#ifndef RPERF_COMMON_PROFILE_WRITE_H
-#define RPERF_COMMON_PROFILE_WRITE_H
+#ifndef RPERF_PROFILE_PROFILE_WRITE_H
+#define RPERF_PROFILE_PROFILE_WRITE_H
 
 #include "../common/out.h"
 #include "profile.h"

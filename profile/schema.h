@@ -7,8 +7,8 @@
  * The format is the rperf gem 0.9's; keys marked "ext" are this project's
  * extensions, which the gem ignores.
  */
-#ifndef RPERF_COMMON_SCHEMA_H
-#define RPERF_COMMON_SCHEMA_H
+#ifndef RPERF_PROFILE_SCHEMA_H
+#define RPERF_PROFILE_SCHEMA_H
 
 #define RP_VERSION "0.9.0"
 
@@ -68,6 +68,10 @@
 #define RP_LABEL_GC_MARK "mark"
 #define RP_LABEL_GC_SWEEP "sweep"
 #define RP_LABEL_PID "%pid"
+/* A sample's thread number is no label of its set, but every place that
+ * shows or selects labels (pprof, --tagfocus, report --by, the viewer's
+ * tags) treats it as one under this key: see rp_label_key_of. */
+#define RP_LABEL_THREAD_SEQ "thread_seq"
 
 /* Profile files in a session directory: profile-<pid>-<start_ns>.json.gz;
  * the analyzer also reads plain .json profiles. */

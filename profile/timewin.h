@@ -8,8 +8,8 @@
  * [start, start + duration] overlaps the window. What was selected is
  * kept in the merged profile (rp_load_facts) for stat and report to say.
  */
-#ifndef RPERF_ANALYZER_TIMEWIN_H
-#define RPERF_ANALYZER_TIMEWIN_H
+#ifndef RPERF_PROFILE_TIMEWIN_H
+#define RPERF_PROFILE_TIMEWIN_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -6,8 +6,8 @@
  * %GVL=blocked, %GVL=wait, %GC=mark, %GC=sweep (none for running). The
  * agent writes states as labels; the analyzer's stat reads them back.
  */
-#ifndef RPERF_COMMON_VM_STATE_H
-#define RPERF_COMMON_VM_STATE_H
+#ifndef RPERF_PROFILE_VM_STATE_H
+#define RPERF_PROFILE_VM_STATE_H
 
 typedef enum rp_vm_state {
     RP_VM_RUNNING = 0,

@@ -11,8 +11,8 @@
  * the threshold rises further when a node budget asks for it (profiles
  * whose samples are all distinct deep stacks keep one long chain each).
  */
-#ifndef RPERF_ANALYZER_CALLTREE_H
-#define RPERF_ANALYZER_CALLTREE_H
+#ifndef RPERF_PROFILE_CALLTREE_H
+#define RPERF_PROFILE_CALLTREE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -13,9 +13,9 @@
 #include "../../common/stack_table.h"
 #include "../../common/vec.h"
 
-int rp_collapsed_write(const rp_profile *p, rp_out *out, const rp_options *o)
+int rp_collapsed_write(const rp_profile *p, rp_out *out, const rp_encode_opts *opts)
 {
-    (void)o; /* the encoder shape of format.h; lines are chosen at loading */
+    (void)opts; /* the encoder shape of format.h; lines are chosen at loading */
     rp_stack_table rows; /* one per output row: (label, line) of each frame */
     rp_stack_table_init(&rows);
     int64_t *weights = NULL;

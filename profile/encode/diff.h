@@ -7,8 +7,8 @@
  * and its text table sorted by the size of the change, with methods only
  * one side has marked new or gone.
  */
-#ifndef RPERF_ANALYZER_DIFF_H
-#define RPERF_ANALYZER_DIFF_H
+#ifndef RPERF_PROFILE_DIFF_H
+#define RPERF_PROFILE_DIFF_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -14,26 +14,28 @@
 #include "speedscope.h"
 
 /* The merged profile in the agent's own format (profile/profile_write.c). */
-static int encode_json(const rp_profile *p, rp_out *out, const rp_options *o)
+static int encode_json(const rp_profile *p, rp_out *out, const rp_encode_opts *opts)
 {
-    (void)o; /* a profile is written whole */
+    (void)opts; /* a profile is written whole */
     return rp_profile_write_json(p, out);
 }
 
 const rp_format rp_formats[] = {
-    {"pprof", {".pb.gz", NULL}, true, RP_GZIP, true, false,
-     "gzip-compressed profile.proto (go tool pprof)", rp_pprof_write},
-    {"collapsed", {".collapsed", NULL}, false, RP_UNCOMPRESSED, false, false,
-     "bottom;...;leaf weight lines (FlameGraph, speedscope)", rp_collapsed_write},
-    {"text", {".txt", NULL}, false, RP_UNCOMPRESSED, false, false,
-     "the text report", rp_text_write},
+    {.name = "pprof", .extensions = {".pb.gz", NULL}, .binary = true, .compression = RP_GZIP,
+     .keeps_lines = true, .help = "gzip-compressed profile.proto (go tool pprof)",
+     .encode = rp_pprof_write},
+    {.name = "collapsed", .extensions = {".collapsed", NULL},
+     .help = "bottom;...;leaf weight lines (FlameGraph, speedscope)", .encode = rp_collapsed_write},
+    {.name = "text", .extensions = {".txt", NULL}, .help = "the text report",
+     .encode = rp_text_write},
     /* before "json": its extension ends in .json too */
-    {"speedscope", {".speedscope.json", NULL}, false, RP_UNCOMPRESSED, false, false,
-     "speedscope's JSON, one sampled profile per thread (speedscope.app)", rp_speedscope_write},
-    {"json", {".json", ".json.gz", NULL}, false, RP_GZIP_IF_NAMED_GZ, true, false,
-     "one merged profile in the agent's format", encode_json},
-    {"html", {".html", ".htm", NULL}, false, RP_UNCOMPRESSED, false, true,
-     "a self-contained flame-graph viewer page (offline)", rp_html_write},
+    {.name = "speedscope", .extensions = {".speedscope.json", NULL},
+     .help = "speedscope's JSON, one sampled profile per thread (speedscope.app)",
+     .encode = rp_speedscope_write},
+    {.name = "json", .extensions = {".json", ".json.gz", NULL}, .compression = RP_GZIP_IF_NAMED_GZ,
+     .keeps_lines = true, .help = "one merged profile in the agent's format", .encode = encode_json},
+    {.name = "html", .extensions = {".html", ".htm", NULL}, .time_slots = true,
+     .help = "a self-contained flame-graph viewer page (offline)", .encode = rp_html_write},
 };
 const size_t rp_format_count = sizeof(rp_formats) / sizeof(rp_formats[0]);
 

@@ -8,19 +8,15 @@
  * profile's lines whatever --lines says, whether it shows time (the
  * viewer's time strip), one line of help, and its encoder. Adding a format is an encoder file and a row here.
  */
-#ifndef RPERF_ANALYZER_FORMAT_H
-#define RPERF_ANALYZER_FORMAT_H
+#ifndef RPERF_PROFILE_FORMAT_H
+#define RPERF_PROFILE_FORMAT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "../../common/out.h"
 #include "../profile.h"
-#include "../../analyzer/options.h"
-
-/* Every encoder: writes `p` to `out`; returns 0, or -1 when memory ran
- * out (write errors surface at rp_out_close). */
-typedef int (*rp_encoder)(const rp_profile *p, rp_out *out, const rp_options *o);
+#include "encoder.h"
 
 typedef enum rp_compression {
     RP_UNCOMPRESSED,

@@ -291,9 +291,9 @@ static int write_html(const rp_profile *p, const rp_profile *base, rp_out *out)
     return rc;
 }
 
-int rp_html_write(const rp_profile *p, rp_out *out, const rp_options *o)
+int rp_html_write(const rp_profile *p, rp_out *out, const rp_encode_opts *opts)
 {
-    (void)o; /* the page shows everything; it filters by itself */
+    (void)opts; /* the page shows everything; it filters by itself */
     return write_html(p, NULL, out);
 }
 

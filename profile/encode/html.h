@@ -9,12 +9,12 @@
  * per call path.
  * The page makes no network request of any kind.
  */
-#ifndef RPERF_ANALYZER_HTML_H
-#define RPERF_ANALYZER_HTML_H
+#ifndef RPERF_PROFILE_HTML_H
+#define RPERF_PROFILE_HTML_H
 
 #include "../../common/out.h"
 #include "../profile.h"
-#include "../../analyzer/options.h"
+#include "encoder.h"
 
 /* Subtrees lighter than total / RP_HTML_FOLD_DIVISOR are folded into
  * "(other)" nodes: far below a pixel at any zoom a person uses. */
@@ -29,7 +29,7 @@
  * re-filters from its data). */
 #define RP_HTML_TOP_ROWS 100
 
-int rp_html_write(const rp_profile *p, rp_out *out, const rp_options *o);
+int rp_html_write(const rp_profile *p, rp_out *out, const rp_encode_opts *opts);
 
 /* The differential page (rperf-analyze diff --html): the target's flame
  * graph with each call path coloured by the change of its share from

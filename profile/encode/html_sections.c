@@ -338,7 +338,7 @@ static int write_thread_tags(rp_out *out, const rp_profile *p, int64_t total)
     if (p->samples.count)
         memcpy(by_seq, p->samples.samples, p->samples.count * sizeof(*by_seq));
     qsort(by_seq, p->samples.count, sizeof(*by_seq), compare_seq_weight);
-    begin_tag_table(out, "thread_seq");
+    begin_tag_table(out, RP_LABEL_THREAD_SEQ);
     for (size_t i = 0; i < p->samples.count;) {
         int64_t weight = 0;
         size_t j = i;

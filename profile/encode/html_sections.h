@@ -8,8 +8,8 @@
  * markup (profile/viewer/viewer.js) when filters change; keep the two in
  * step.
  */
-#ifndef RPERF_ANALYZER_HTML_SECTIONS_H
-#define RPERF_ANALYZER_HTML_SECTIONS_H
+#ifndef RPERF_PROFILE_HTML_SECTIONS_H
+#define RPERF_PROFILE_HTML_SECTIONS_H
 
 #include <stdint.h>
 

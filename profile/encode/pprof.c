@@ -198,9 +198,9 @@ static void prepare_extras(struct encoder *e)
     e->extra_base = (uint64_t)p->strings.count + 1;
 }
 
-int rp_pprof_write(const rp_profile *p, rp_out *out, const rp_options *o)
+int rp_pprof_write(const rp_profile *p, rp_out *out, const rp_encode_opts *opts)
 {
-    (void)o; /* the encoder shape of format.h; pprof has no options */
+    (void)opts; /* the encoder shape of format.h; pprof has no options */
     struct encoder e = {.p = p, .out = out};
     rp_pb_init(&e.msg);
     rp_pb_init(&e.sub);

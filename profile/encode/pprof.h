@@ -9,16 +9,16 @@
  * comments with version, mode, frequency and Ruby version, the start time,
  * duration and sampling period.
  */
-#ifndef RPERF_ANALYZER_PPROF_H
-#define RPERF_ANALYZER_PPROF_H
+#ifndef RPERF_PROFILE_PPROF_H
+#define RPERF_PROFILE_PPROF_H
 
 #include "../../common/out.h"
 #include "../profile.h"
-#include "../../analyzer/options.h"
+#include "encoder.h"
 
 /* Streams the (uncompressed) protobuf bytes to `out`; pprof files are
  * gzip-compressed, so `out` normally compresses. Returns 0, or -1 when out
  * of memory. */
-int rp_pprof_write(const rp_profile *p, rp_out *out, const rp_options *o);
+int rp_pprof_write(const rp_profile *p, rp_out *out, const rp_encode_opts *opts);
 
 #endif

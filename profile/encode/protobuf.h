@@ -6,8 +6,8 @@
  * buffer and then copied as a length-delimited field of their parent (or
  * streamed out as a top-level field).
  */
-#ifndef RPERF_ANALYZER_PROTOBUF_H
-#define RPERF_ANALYZER_PROTOBUF_H
+#ifndef RPERF_PROFILE_PROTOBUF_H
+#define RPERF_PROFILE_PROTOBUF_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -9,6 +9,7 @@
 
 #include "../flatcum.h"
 #include "../../common/numfmt.h"
+#include "../../common/vec.h"
 #include "../timewin.h"
 
 /* One row: "  <ms> ms <pct>%  label (path)", or "(path:line)". */
@@ -28,9 +29,9 @@ static void write_table(rp_out *out, const rp_profile *p, const char *title,
         write_row(out, p, &rows[i], total);
 }
 
-int rp_text_write(const rp_profile *p, rp_out *out, const rp_options *o)
+int rp_text_write(const rp_profile *p, rp_out *out, const rp_encode_opts *opts)
 {
-    return rp_report_write(p, out, o->top, true);
+    return rp_report_write(p, out, opts->top, !opts->no_header);
 }
 
 int rp_report_write(const rp_profile *p, rp_out *out, int top_n, bool header)
@@ -75,12 +76,12 @@ typedef struct by_value {
 
 typedef struct by_key {
     const rp_profile *p;
-    bool thread_seq;
+    rp_label_key key;
 } by_key;
 
 static void value_text(const by_key *k, uint32_t value, char *buf, size_t size)
 {
-    if (k->thread_seq)
+    if (k->key.thread_seq)
         snprintf(buf, size, "%" PRIu32, value);
     else
         snprintf(buf, size, "%s", value == RP_IDX_NONE ? "(not set)" : rp_profile_str(k->p, value));
@@ -122,17 +123,16 @@ static size_t fold_values(by_value *rows, size_t count)
 
 int rp_report_by_write(const rp_profile *p, rp_out *out, const char *key)
 {
-    by_key k = {p, strcmp(key, "thread_seq") == 0};
-    uint32_t key_id = rp_strtab_find(&p->strings, key, strlen(key));
-    by_value *rows = malloc((p->samples.count ? p->samples.count : 1) * sizeof(*rows));
+    by_key k = {p, rp_label_key_of(p, key)};
+    by_value *rows = rp_alloc_array(p->samples.count, sizeof(*rows));
     if (!rows)
         return -1;
     int64_t total = 0;
     for (size_t i = 0; i < p->samples.count; i++) {
         const rp_sample *s = &p->samples.samples[i];
-        uint32_t value = k.thread_seq           ? s->thread_seq
-                         : key_id == RP_IDX_NONE ? RP_IDX_NONE
-                                                 : rp_profile_label_value(p, s->label_set, key_id);
+        uint32_t value = k.key.thread_seq          ? s->thread_seq
+                         : k.key.id == RP_IDX_NONE ? RP_IDX_NONE
+                                                   : rp_profile_label_value(p, s->label_set, k.key.id);
         rows[i] = (by_value){value, s->weight};
         rp_add_saturating(&total, s->weight);
     }

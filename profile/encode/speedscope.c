@@ -101,9 +101,9 @@ static void write_name(rp_json *j, const rp_profile *p)
     rp_json_member_cstring(j, "name", len ? name : "rperf profile");
 }
 
-int rp_speedscope_write(const rp_profile *p, rp_out *out, const rp_options *o)
+int rp_speedscope_write(const rp_profile *p, rp_out *out, const rp_encode_opts *opts)
 {
-    (void)o; /* frames are what loading kept (with --lines, one per line) */
+    (void)opts; /* frames are what loading kept (with --lines, one per line) */
     size_t n = p->samples.count;
     thread_sample *order = malloc((n ? n : 1) * sizeof(*order));
     if (!order)

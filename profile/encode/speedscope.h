@@ -7,13 +7,13 @@
  * thread when several processes are merged — weights in nanoseconds.
  * speedscope, and rack-mini-profiler's flame graphs built on it, open it.
  */
-#ifndef RPERF_ANALYZER_SPEEDSCOPE_H
-#define RPERF_ANALYZER_SPEEDSCOPE_H
+#ifndef RPERF_PROFILE_SPEEDSCOPE_H
+#define RPERF_PROFILE_SPEEDSCOPE_H
 
 #include "../../common/out.h"
 #include "../profile.h"
-#include "../../analyzer/options.h"
+#include "encoder.h"
 
-int rp_speedscope_write(const rp_profile *p, rp_out *out, const rp_options *o);
+int rp_speedscope_write(const rp_profile *p, rp_out *out, const rp_encode_opts *opts);
 
 #endif

@@ -6,8 +6,8 @@
  * memory, page fault, context switch and disk lines, the optional report
  * tables, and the samples/overhead footer.
  */
-#ifndef RPERF_ANALYZER_STAT_H
-#define RPERF_ANALYZER_STAT_H
+#ifndef RPERF_PROFILE_STAT_H
+#define RPERF_PROFILE_STAT_H
 
 #include <stdbool.h>
 

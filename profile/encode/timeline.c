@@ -7,29 +7,52 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../flatcum.h"
 #include "../../common/numfmt.h"
 #include "../../common/vec.h"
 #include "../timewin.h"
 
-int rp_timeline_add(rp_timeline *t, const rp_profile *one)
+/* The heaviest leaf frame of the file's samples (ids of `merged`), into
+ * the row. Returns 0 or -1 (out of memory). */
+static int find_top(rp_timeline_row *r, const rp_profile *merged, const rp_merge_pending *file)
 {
-    rp_flatcum fc;
-    if (RP_VEC_RESERVE(t->rows, t->cap, t->count + 1) != 0 || rp_flatcum_compute(one, &fc) != 0)
+    int64_t *self = rp_calloc_array(merged->frame_count, sizeof(*self));
+    if (!self)
         return -1;
-    rp_timeline_row *r = &t->rows[t->count++];
-    *r = (rp_timeline_row){
-        .start_ns = one->meta.start_time_ns,
-        .duration_ns = one->meta.duration_ns,
-        .pid = one->meta.pid,
-        .part = one->meta.part,
-        .sampled_ns = fc.total,
-    };
-    if (fc.flat_count > 0) {
-        r->top_ns = fc.flat[0].weight;
-        rp_frame_name(one, &one->frames[fc.flat[0].frame], r->top, sizeof(r->top));
+    uint32_t top = RP_IDX_NONE;
+    for (size_t i = 0; i < file->count; i++) {
+        const rp_sample *s = &file->samples[i];
+        uint32_t depth;
+        const uint32_t *frames = rp_stack_table_get(&merged->stacks, s->stack, &depth);
+        rp_add_saturating(&r->sampled_ns, s->weight);
+        if (depth == 0)
+            continue;
+        rp_add_saturating(&self[frames[0]], s->weight);
+        if (top == RP_IDX_NONE || self[frames[0]] > self[top] ||
+            (self[frames[0]] == self[top] && frames[0] < top))
+            top = frames[0];
     }
-    rp_flatcum_free(&fc);
+    if (top != RP_IDX_NONE && self[top] > 0) {
+        r->top_ns = self[top];
+        rp_frame_name(merged, &merged->frames[top], r->top, sizeof(r->top));
+    }
+    free(self);
+    return 0;
+}
+
+int rp_timeline_add(rp_timeline *t, const rp_profile *merged, const rp_merge_pending *file)
+{
+    if (RP_VEC_RESERVE(t->rows, t->cap, t->count + 1) != 0)
+        return -1;
+    rp_timeline_row *r = &t->rows[t->count];
+    *r = (rp_timeline_row){
+        .start_ns = file->meta.start_time_ns,
+        .duration_ns = file->meta.duration_ns,
+        .pid = file->meta.pid,
+        .part = file->meta.part,
+    };
+    if (find_top(r, merged, file) != 0)
+        return -1;
+    t->count++;
     return 0;
 }
 

@@ -6,13 +6,14 @@
  * time and heaviest method by self time — and the text table of the rows
  * in time order.
  */
-#ifndef RPERF_ANALYZER_TIMELINE_H
-#define RPERF_ANALYZER_TIMELINE_H
+#ifndef RPERF_PROFILE_TIMELINE_H
+#define RPERF_PROFILE_TIMELINE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "../../common/out.h"
+#include "../merge.h"
 #include "../profile.h"
 
 typedef struct rp_timeline_row {
@@ -26,8 +27,9 @@ typedef struct rp_timeline {
     size_t count, cap;
 } rp_timeline;
 
-/* Adds the row of one file as read. Returns 0 or -1 (out of memory). */
-int rp_timeline_add(rp_timeline *t, const rp_profile *one);
+/* Adds the row of one file being merged into `merged` (load.h's
+ * visitor). Returns 0 or -1 (out of memory). */
+int rp_timeline_add(rp_timeline *t, const rp_profile *merged, const rp_merge_pending *file);
 
 /* The rows in time order as a text table. Returns 0 or -1. */
 int rp_timeline_write(rp_timeline *t, rp_out *out);

@@ -6,8 +6,8 @@
  * time from those files by embed.c (see analyzer/meson.build), so the
  * page, its style and its script stay ordinary files to edit.
  */
-#ifndef RPERF_ANALYZER_VIEWER_ASSETS_H
-#define RPERF_ANALYZER_VIEWER_ASSETS_H
+#ifndef RPERF_PROFILE_VIEWER_ASSETS_H
+#define RPERF_PROFILE_VIEWER_ASSETS_H
 
 #include <stddef.h>
 

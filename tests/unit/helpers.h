@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "../../common/out.h"
 #include "../../profile/profile.h"
@@ -68,5 +69,22 @@ static inline uint32_t label_set1(rp_profile *p, const char *key, const char *va
         if (rp_out_close(out_var) != 0)                         \
             abort();                                            \
     } while (0)
+
+/* Writes a test file, gzip-compressed when `gzip` (cmocka asserts). */
+static inline void write_file(const char *path, const void *data, size_t len, bool gzip)
+{
+    if (gzip) {
+        gzFile gz = gzopen(path, "wb");
+        assert_non_null(gz);
+        if (len)
+            assert_int_equal(gzwrite(gz, data, (unsigned)len), (int)len);
+        gzclose(gz);
+    } else {
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        fwrite(data, 1, len, f);
+        fclose(f);
+    }
+}
 
 #endif

@@ -19,7 +19,7 @@
 #include "../../profile/encode/stat.h"
 #include "helpers.h"
 
-static const rp_options default_options = {.top = 50, .lines = false};
+static const rp_encode_opts default_options = {.top = 50};
 
 /* --- a tiny protobuf reader ------------------------------------------- */
 
@@ -405,7 +405,7 @@ static void test_html_page(void **state)
     add_sample(&p, 2000000, 1, child, "y.rb|Child#work", "y.rb|<main>", NULL);
 
     char *page = NULL;
-    rp_options o = default_options;
+    rp_encode_opts o = default_options;
     CAPTURE_OUTPUT(page, out, assert_int_equal(rp_html_write(&p, out, &o), 0));
     p.meta.command = NULL; /* not the profile's to free */
     p.meta.command_len = 0;
@@ -465,7 +465,7 @@ static void test_html_page(void **state)
 /* The page of `p` and its data document (callers free both). */
 static json_t *html_data(rp_profile *p, char **page)
 {
-    rp_options o = default_options;
+    rp_encode_opts o = default_options;
     CAPTURE_OUTPUT(*page, out, assert_int_equal(rp_html_write(p, out, &o), 0));
     char *doc = between(*page, "<script type=\"application/json\" id=\"rperf-data\">", "</script>");
     assert_non_null(doc);
@@ -526,7 +526,7 @@ static void test_speedscope(void **state)
     add_sample(&p, 3, 1, 0, "a.rb|<main>", NULL);
     add_sample(&p, 2, 1, child, "b.rb|work", "a.rb|<main>", NULL);
     char *text = NULL;
-    rp_options o = default_options;
+    rp_encode_opts o = default_options;
     CAPTURE_OUTPUT(text, out, assert_int_equal(rp_speedscope_write(&p, out, &o), 0));
     json_error_t err;
     json_t *doc = json_loads(text, 0, &err);

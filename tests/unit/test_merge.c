@@ -112,6 +112,18 @@ static void test_merging_reports_overflow(void **state)
     rp_profile_free(&a);
 }
 
+/* rp_merge_into, every sample also labelled key=value. */
+static int merge_labelled(rp_profile *dst, const rp_profile *src, size_t before, const char *key,
+                          const char *value, char *err)
+{
+    rp_merge_pending pending;
+    int rc = rp_merge_prepare(dst, src, true, &pending);
+    if (rc == 0)
+        rc = rp_merge_commit(dst, &pending, before, key, value, err);
+    rp_merge_pending_free(&pending);
+    return rc;
+}
+
 /* Each file's samples keep apart under a label of the loader's (the
  * viewer's time slots): every set of the file gains it, the file's own
  * labels stay. */
@@ -124,8 +136,8 @@ static void test_merging_with_a_label(void **state)
     assert_int_equal(rp_profile_init(&a, true), 0);
     add_sample(&a, 10, 1, 0, "a.rb|m", NULL);
     add_sample(&a, 20, 1, label_set1(&a, "%GVL", "blocked"), "a.rb|m", NULL);
-    assert_int_equal(rp_merge_into_labelled(&merged, &a, 0, true, "%slot", "0", err), 0);
-    assert_int_equal(rp_merge_into_labelled(&merged, &a, 1, true, "%slot", "1", err), 0);
+    assert_int_equal(merge_labelled(&merged, &a, 0, "%slot", "0", err), 0);
+    assert_int_equal(merge_labelled(&merged, &a, 1, "%slot", "1", err), 0);
     /* Two files: four samples, none summed across the slots. */
     assert_int_equal(merged.samples.count, 4);
     uint32_t slot = rp_profile_cstring(&merged, "%slot"), gvl = rp_profile_cstring(&merged, "%GVL");

@@ -66,7 +66,7 @@ static char *to_pprof(const rp_profile *p, size_t *len)
     char *bytes = NULL;
     FILE *fp = open_memstream(&bytes, len);
     rp_out *out = rp_out_stream(fp, true);
-    rp_options o = {.top = 50};
+    rp_encode_opts o = RP_ENCODE_OPTS_DEFAULT;
     assert_int_equal(rp_pprof_write(p, out, &o), 0);
     assert_int_equal(rp_out_close(out), 0);
     return bytes;

@@ -149,21 +149,6 @@ static void test_raw_samples_are_read_and_aggregated(void **state)
     rp_profile_free(&r);
 }
 
-static void write_file(const char *path, const void *data, size_t len, bool gzip)
-{
-    if (gzip) {
-        gzFile gz = gzopen(path, "wb");
-        assert_non_null(gz);
-        if (len)
-            assert_int_equal(gzwrite(gz, data, (unsigned)len), (int)len);
-        gzclose(gz);
-    } else {
-        FILE *f = fopen(path, "wb");
-        assert_non_null(f);
-        fwrite(data, 1, len, f);
-        fclose(f);
-    }
-}
 
 /* Reads `json` (gzip-compressed) and expects an error containing `expect`. */
 static void expect_error(const char *json, const char *expect)
