@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../profile/profile.h"
+#include "../common/vec.h"
 
 static rp_profile store;
 static bool store_ready;
@@ -74,7 +75,7 @@ uint32_t rp_labels_merge(uint32_t base, const rp_label_change *changes, size_t n
     const rp_label *base_pairs = pairs_of(base, &count);
     rp_label small[16] = {{0, 0}};
     size_t room = count + n;
-    rp_label *pairs = room <= 16 ? small : malloc(room * sizeof(*pairs));
+    rp_label *pairs = room <= 16 ? small : rp_alloc_array(room, sizeof(*pairs));
     if (!pairs)
         return RP_IDX_NONE;
     if (count)
@@ -153,7 +154,7 @@ uint32_t rp_labels_carry(uint32_t set)
     const rp_label *pairs = pairs_of(set, &count);
     if (!count)
         return 0;
-    rp_label *moved = malloc(count * sizeof(*moved));
+    rp_label *moved = rp_alloc_array(count, sizeof(*moved));
     if (!moved)
         return 0;
     uint32_t i = 0;

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "../common/clock.h"
+#include "../common/vec.h"
 
 static void stamp(rp_window *w)
 {
@@ -48,7 +49,7 @@ void rp_window_begin_part(rp_window *w)
 int rp_window_begin_at(rp_window *w, const rp_aggregate *agg)
 {
     size_t n = agg->samples.count;
-    int64_t *weights = malloc((n ? n : 1) * sizeof(*weights));
+    int64_t *weights = rp_alloc_array(n, sizeof(*weights));
     if (!weights)
         return -1;
     for (size_t i = 0; i < n; i++)

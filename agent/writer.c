@@ -21,6 +21,7 @@
 #include "log.h"
 #include "procstats.h"
 #include "ruby_api.h"
+#include "../common/vec.h"
 
 static uint32_t intern_value(rp_profile *p, VALUE str, const char *fallback)
 {
@@ -54,7 +55,7 @@ static uint32_t resolve_frame(rp_profile *p, const rp_aggregate *agg, size_t i)
 /* Frame id of the agent → frame id of the profile. */
 static uint32_t *resolve_frames(rp_profile *p, const rp_aggregate *agg)
 {
-    uint32_t *map = calloc(agg->frame_count ? agg->frame_count : 1, sizeof(uint32_t));
+    uint32_t *map = rp_calloc_array(agg->frame_count, sizeof(uint32_t));
     if (!map)
         return NULL;
     for (size_t i = 0; i < agg->frame_count; i++) {
@@ -114,7 +115,7 @@ static int composer_init(label_composer *c, rp_profile *p, bool label_pid)
     c->pid_key = label_pid ? rp_profile_cstring(p, RP_LABEL_PID) : RP_IDX_NONE;
     c->pid_value = label_pid ? rp_profile_cstring(p, pid) : RP_IDX_NONE;
     c->key_count = (size_t)rp_labels_set_count() * RP_VM_STATE_COUNT;
-    c->composed = malloc(c->key_count * sizeof(uint32_t));
+    c->composed = rp_alloc_array(c->key_count, sizeof(uint32_t));
     if (!c->composed || (label_pid && (c->pid_key == RP_IDX_NONE || c->pid_value == RP_IDX_NONE)))
         return -1;
     memset(c->composed, 0xff, c->key_count * sizeof(uint32_t));
@@ -126,7 +127,7 @@ static uint32_t compose(label_composer *c, uint32_t user_set, rp_vm_state state)
 {
     uint32_t n_user = rp_labels_pair_count(user_set), n = 0;
     rp_label small[16] = {{0, 0}};
-    rp_label *pairs = n_user + 2 <= 16 ? small : malloc((n_user + 2) * sizeof(*pairs));
+    rp_label *pairs = n_user + 2 <= 16 ? small : rp_alloc_array((size_t)n_user + 2, sizeof(*pairs));
     if (!pairs)
         return RP_IDX_NONE;
     for (uint32_t i = 0; i < n_user; i++) {
@@ -171,7 +172,7 @@ static uint32_t *map_stacks(rp_profile *p, const rp_aggregate *agg, const uint32
     compiler_call cc = {rp_profile_cstring(p, COMPILER_CALL_PATH),
                         rp_profile_cstring(p, COMPILER_CALL_LABEL),
                         rp_profile_cstring(p, RP_C_METHOD_PATH)};
-    uint32_t *stack_map = calloc(agg->stacks.count ? agg->stacks.count : 1, sizeof(uint32_t));
+    uint32_t *stack_map = rp_calloc_array(agg->stacks.count, sizeof(uint32_t));
     if (!stack_map)
         return NULL;
     for (size_t s = 0; s < agg->stacks.count; s++) {

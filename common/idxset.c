@@ -6,6 +6,7 @@
 #include "idxset.h"
 
 #include <stdlib.h>
+#include "../common/vec.h"
 
 static uint32_t hash32_of(uint64_t hash) { return (uint32_t)(hash >> 32); }
 
@@ -24,7 +25,7 @@ void rp_idxset_free(rp_idxset *set)
 
 static rp_idxset_slot *alloc_slots(size_t capacity)
 {
-    rp_idxset_slot *slots = malloc(capacity * sizeof(*slots));
+    rp_idxset_slot *slots = rp_alloc_array(capacity, sizeof(*slots));
     if (!slots)
         return NULL;
     for (size_t i = 0; i < capacity; i++)

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "../common/vec.h"
 
 static int by_weight_desc(const void *a, const void *b)
 {
@@ -18,7 +19,7 @@ static int by_weight_desc(const void *a, const void *b)
 /* Keeps the frames with weight, sorted; takes ownership of `all`. */
 static rp_frame_weight *ranked(int64_t *all, size_t n, size_t *count)
 {
-    rp_frame_weight *list = malloc((n ? n : 1) * sizeof(*list));
+    rp_frame_weight *list = rp_alloc_array(n, sizeof(*list));
     *count = 0;
     if (!list)
         return NULL;
@@ -34,7 +35,7 @@ int rp_flatcum_compute(const rp_profile *p, rp_flatcum *out)
     size_t n = p->frame_count ? p->frame_count : 1;
     int64_t *flat = calloc(n, sizeof(int64_t));
     int64_t *cum = calloc(n, sizeof(int64_t));
-    size_t *last_seen = malloc(n * sizeof(size_t)); /* sample index + 1 */
+    size_t *last_seen = rp_alloc_array(n, sizeof(size_t)); /* sample index + 1 */
     memset(out, 0, sizeof(*out));
     int rc = -1;
     if (!flat || !cum || !last_seen)

@@ -178,8 +178,8 @@ void rp_merge_pending_free(rp_merge_pending *pending)
 /* Copies the facts that describe one process (the root's). */
 static int take_process_facts(rp_meta *dst, const rp_meta *src)
 {
-    uint32_t *command = realloc(dst->command, (src->command_len ? src->command_len : 1) *
-                                                  sizeof(uint32_t));
+    uint32_t *command = reallocarray(dst->command, src->command_len ? src->command_len : 1,
+                                     sizeof(uint32_t));
     if (!command)
         return -1;
     memcpy(command, src->command, src->command_len * sizeof(uint32_t));

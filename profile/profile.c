@@ -225,7 +225,7 @@ static int by_key_text_then_place(const void *a, const void *b, void *profile)
 static int64_t canonical_pairs(const rp_profile *p, const rp_label *pairs, uint32_t count,
                                rp_label *out)
 {
-    struct ordered_label *ordered = malloc((count ? count : 1) * sizeof(*ordered));
+    struct ordered_label *ordered = rp_alloc_array(count, sizeof(*ordered));
     if (!ordered)
         return -1;
     for (uint32_t i = 0; i < count; i++)
@@ -257,7 +257,7 @@ static bool label_set_equals(const void *ctx, uint32_t index)
 uint32_t rp_profile_label_set(rp_profile *p, const rp_label *given, uint32_t given_count)
 {
     rp_label sorted_small[8];
-    rp_label *sorted = given_count <= 8 ? sorted_small : malloc(given_count * sizeof(rp_label));
+    rp_label *sorted = given_count <= 8 ? sorted_small : rp_alloc_array(given_count, sizeof(rp_label));
     int64_t canonical = sorted ? canonical_pairs(p, given, given_count, sorted) : -1;
     if (canonical < 0) {
         if (sorted != sorted_small)

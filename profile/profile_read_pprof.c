@@ -251,7 +251,7 @@ static int index_tables(pp_doc *d)
             return fail(d, "location id %" PRIu64 " is 0 or defined twice", d->locations[i].id);
     if (d->string_count == 0 || d->strings[0].end != d->strings[0].p)
         return fail(d, "the string table must start with \"\"");
-    d->string_ids = malloc(d->string_count * sizeof(*d->string_ids));
+    d->string_ids = rp_alloc_array(d->string_count, sizeof(*d->string_ids));
     if (!d->string_ids)
         return out_of_memory(d);
     memset(d->string_ids, 0xff, d->string_count * sizeof(*d->string_ids)); /* RP_IDX_NONE */

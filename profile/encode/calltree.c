@@ -218,7 +218,7 @@ static int budget_threshold(builder *b, size_t max_nodes, int64_t *threshold)
 static int sort_samples(builder *b)
 {
     const rp_profile *p = b->p;
-    b->sorted = malloc((p->samples.count ? p->samples.count : 1) * sizeof(*b->sorted));
+    b->sorted = rp_alloc_array(p->samples.count, sizeof(*b->sorted));
     if (!b->sorted)
         return -1;
     for (size_t i = 0; i < p->samples.count; i++) {
@@ -286,7 +286,7 @@ static uint32_t name_of(matcher *m, const rp_profile *p, uint32_t frame)
 
 static int index_edges(matcher *m, const rp_calltree *b, const rp_profile *bp)
 {
-    m->edge_child = malloc((b->node_count ? b->node_count : 1) * sizeof(*m->edge_child));
+    m->edge_child = rp_alloc_array(b->node_count, sizeof(*m->edge_child));
     if (!m->edge_child)
         return -1;
     for (size_t n = 1; n < b->node_count; n++) {
@@ -309,7 +309,7 @@ int rp_calltree_match(const rp_calltree *t, const rp_profile *tp, const rp_callt
     rp_strtab_init(&m.strings);
     rp_stack_table_init(&m.names);
     rp_stack_table_init(&m.edges);
-    uint32_t *in_b = malloc((t->node_count ? t->node_count : 1) * sizeof(*in_b));
+    uint32_t *in_b = rp_alloc_array(t->node_count, sizeof(*in_b));
     int rc = in_b && index_edges(&m, b, bp) == 0 ? 0 : -1;
     for (size_t n = 0; rc == 0 && n < t->node_count; n++) {
         in_b[n] = RP_IDX_NONE;

@@ -139,7 +139,7 @@ static int write_table(rp_out *out, const rp_diff *d, const char *title, const i
                        const int64_t *target_ns, bool normalize, int top)
 {
     size_t count = 0;
-    diff_row *rows = malloc((d->names.count ? d->names.count : 1) * sizeof(*rows));
+    diff_row *rows = rp_alloc_array(d->names.count, sizeof(*rows));
     if (!rows)
         return -1;
     for (size_t i = 0; i < d->names.count; i++) {

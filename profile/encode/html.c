@@ -35,6 +35,7 @@
 #include "calltree.h"
 #include "html_sections.h"
 #include "../viewer/viewer_assets.h"
+#include "../../common/vec.h"
 
 typedef struct page_writer {
     rp_html_page page;
@@ -252,7 +253,7 @@ static int write_page(rp_out *out, const page_writer *w)
 
 static int64_t *self_per_frame(const rp_profile *p, const rp_flatcum *fc)
 {
-    int64_t *self = calloc(p->frame_count ? p->frame_count : 1, sizeof(*self));
+    int64_t *self = rp_calloc_array(p->frame_count, sizeof(*self));
     for (size_t i = 0; self && i < fc->flat_count; i++)
         self[fc->flat[i].frame] = fc->flat[i].weight;
     return self;
@@ -265,7 +266,7 @@ static int match_base(page_writer *w, const rp_profile *base)
     if (rp_calltree_build(base, 0, 0, &base_tree) != 0)
         return -1;
     w->base_total = base_tree.nodes[0].total;
-    w->base_ns = malloc(w->tree.node_count * sizeof(*w->base_ns));
+    w->base_ns = rp_alloc_array(w->tree.node_count, sizeof(*w->base_ns));
     int rc = w->base_ns ? rp_calltree_match(&w->tree, w->page.p, &base_tree, base, w->base_ns) : -1;
     rp_calltree_free(&base_tree);
     return rc;

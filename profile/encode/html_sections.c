@@ -57,7 +57,7 @@ static int compare_threads(const void *a, const void *b)
 /* Threads are numbered per process, so a thread is (process, seq). */
 static int64_t count_threads(const rp_profile *p)
 {
-    thread_id *ids = malloc((p->samples.count ? p->samples.count : 1) * sizeof(*ids));
+    thread_id *ids = rp_alloc_array(p->samples.count, sizeof(*ids));
     if (!ids)
         return -1;
     for (size_t i = 0; i < p->samples.count; i++) {
@@ -196,7 +196,7 @@ int rp_html_top_rows(rp_out *out, const rp_html_page *pg)
 {
     /* Every frame with weight is in the cumulative list. */
     size_t count = pg->fc.cum_count;
-    top_row *rows = malloc((count ? count : 1) * sizeof(*rows));
+    top_row *rows = rp_alloc_array(count, sizeof(*rows));
     if (!rows)
         return -1;
     for (size_t i = 0; i < count; i++) {
@@ -241,7 +241,7 @@ static int add_tag(tag_values *t, uint32_t key, uint32_t value, int64_t weight)
  * of the label sets (a label set holds few, and a profile few sets). */
 static int collect_tags(const rp_profile *p, tag_values *t)
 {
-    int64_t *set_weight = calloc(p->label_set_count ? p->label_set_count : 1, sizeof(*set_weight));
+    int64_t *set_weight = rp_calloc_array(p->label_set_count, sizeof(*set_weight));
     uint32_t *keys = NULL;
     size_t key_count = 0, keys_cap = 0;
     int rc = set_weight ? 0 : -1;
@@ -332,7 +332,7 @@ static int compare_seq_weight(const void *a, const void *b)
 /* thread_seq is no label, but pprof shows it as one, and so does the page. */
 static int write_thread_tags(rp_out *out, const rp_profile *p, int64_t total)
 {
-    rp_sample *by_seq = malloc((p->samples.count ? p->samples.count : 1) * sizeof(*by_seq));
+    rp_sample *by_seq = rp_alloc_array(p->samples.count, sizeof(*by_seq));
     if (!by_seq)
         return -1;
     if (p->samples.count)

@@ -17,6 +17,7 @@
 #include "../schema.h"
 #include "../../common/stack_table.h"
 #include "protobuf.h"
+#include "../../common/vec.h"
 
 enum extra_string { EXTRA_TYPE, EXTRA_UNIT, EXTRA_THREAD_SEQ, EXTRA_C_VERSION, EXTRA_C_MODE,
                     EXTRA_C_FREQUENCY, EXTRA_C_RUBY, EXTRA_C_COUNTS, EXTRA_COUNT };
@@ -101,7 +102,7 @@ static int collect_functions(const rp_profile *p, struct functions *fn)
 {
     rp_stack_table_init(&fn->methods);
     size_t n = p->frame_count ? p->frame_count : 1;
-    fn->of_frame = malloc(n * sizeof(uint32_t));
+    fn->of_frame = rp_alloc_array(n, sizeof(uint32_t));
     fn->start_line = calloc(n, sizeof(uint32_t));
     if (!fn->of_frame || !fn->start_line)
         return -1;

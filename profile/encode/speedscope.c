@@ -13,6 +13,7 @@
 
 #include "../../common/json_writer.h"
 #include "../schema.h"
+#include "../../common/vec.h"
 
 #define SPEEDSCOPE_SCHEMA "https://www.speedscope.app/file-format-schema.json"
 
@@ -105,7 +106,7 @@ int rp_speedscope_write(const rp_profile *p, rp_out *out, const rp_encode_opts *
 {
     (void)opts; /* frames are what loading kept (with --lines, one per line) */
     size_t n = p->samples.count;
-    thread_sample *order = malloc((n ? n : 1) * sizeof(*order));
+    thread_sample *order = rp_alloc_array(n, sizeof(*order));
     if (!order)
         return -1;
     for (size_t i = 0; i < n; i++) {

@@ -18,6 +18,7 @@
 #include "../vm_state.h"
 #include "report.h"
 #include "../timewin.h"
+#include "../../common/vec.h"
 
 static void pct_line(rp_out *out, const char *value, const char *unit, double pct, const char *label)
 {
@@ -46,7 +47,7 @@ int64_t rp_stat_state_totals(const rp_profile *p, int64_t sums[RP_VM_STATE_COUNT
 {
     int64_t total = 0;
     memset(sums, 0, RP_VM_STATE_COUNT * sizeof(sums[0]));
-    rp_vm_state *by_set = calloc(p->label_set_count ? p->label_set_count : 1, sizeof(*by_set));
+    rp_vm_state *by_set = rp_calloc_array(p->label_set_count, sizeof(*by_set));
     for (size_t i = 0; by_set && i < p->label_set_count; i++)
         by_set[i] = state_of(p, (uint32_t)i);
     for (size_t i = 0; i < p->samples.count; i++) {
