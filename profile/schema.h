@@ -10,7 +10,12 @@
 #ifndef RPERF_PROFILE_SCHEMA_H
 #define RPERF_PROFILE_SCHEMA_H
 
-#define RP_VERSION "0.9.0"
+/* RP_VERSION, the project's version, is meson.build's: it reaches every
+ * file through the compiler's command line (and version.rb, the rperf
+ * command through rperf-analyze --version). */
+#ifndef RP_VERSION
+#error "RP_VERSION is defined by meson.build"
+#endif
 
 #define RP_KEY_RPERF_VERSION "rperf_version"
 #define RP_KEY_PID "pid"

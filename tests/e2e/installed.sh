@@ -28,3 +28,14 @@ PATH="$(dirname "$RUBY"):$PATH" "$bin" record -o p.json.gz "$RUBY" app.rb >rec.o
 "$(dirname "$bin")/rperf-analyze" report --by endpoint p.json.gz >by.txt || fail "report --by"
 grep -q "GET /items/:id" by.txt || fail "label missing: $(cat by.txt)"
 note "installed in $lib: $(grep 'GET /items' by.txt | sed 's/^ *//')"
+
+# One version everywhere: meson.build's, as the command, the analyzer, the
+# Ruby API and the profile file each state it.
+version=$(meson introspect --projectinfo "$RPERF_TEST_BUILD_ROOT" | "$RUBY" -rjson -e 'print JSON.parse(STDIN.read)["version"]')
+[ "$("$bin" --version)" = "rperf $version" ] || fail "rperf --version: $("$bin" --version), meson.build: $version"
+[ "$("$(dirname "$bin")/rperf-analyze" --version)" = "rperf-analyze $version" ] || fail "rperf-analyze --version"
+api=$(RPERF_QUIET=1 RPERF_SESSION_DIR="$WORK/v" LD_PRELOAD="$lib/librperf-agent.so" "$RUBY" -e 'require "rperf"; print Rperf::VERSION')
+[ "$api" = "$version" ] || fail "Rperf::VERSION is $api, meson.build says $version"
+file_version=$("$RUBY" -rjson -rzlib -e 'print JSON.parse(Zlib.gunzip(File.binread(ARGV[0])))["rperf_version"]' p.json.gz)
+[ "$file_version" = "$version" ] || fail "the profile says rperf_version $file_version"
+note "version $version in rperf, rperf-analyze, Rperf::VERSION and the file"
