@@ -1,10 +1,17 @@
 /*
  * agent/writer.c — building and writing the profile. See writer.h.
  *
- * Context: end of profiling (at_exit end proc, exit!, or stop), on a Ruby
- * thread holding the GVL, after the worker thread has stopped: it may call
- * Ruby to resolve frames (which allocates strings and may run GC) and may
- * allocate freely.
+ * Contexts:
+ * - rp_writer_build runs on a Ruby thread holding the GVL, either at the
+ *   end of the profile (at_exit end proc, exit!, exec) once the worker has
+ *   stopped, or while it runs — a part (RPERF_INTERVAL), Rperf.snapshot,
+ *   start, stop — with the tables held (rp_aggregator_hold), so the worker
+ *   waits: it may call Ruby to resolve frames (which allocates strings and
+ *   may run GC, whose mark function reads the held tables) and allocate
+ *   freely, but must not release the GVL.
+ * - rp_writer_save calls no Ruby: the worker thread writes parts with it,
+ *   a Ruby thread the last profile (and a part the worker had no room
+ *   for, possibly while the worker writes another).
  */
 #include "writer.h"
 

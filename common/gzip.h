@@ -1,8 +1,9 @@
 /*
  * common/gzip.h — the gzip functions rp_out compresses with.
  *
- * Owns: the seam between common/out.c and zlib. The analyzer links zlib
- * (common/gzip_zlib.c); the agent, which is loaded into every process a
+ * Owns: the seam between common/out.c and zlib. The analyzer and the
+ * agent's Ruby extension link zlib (common/gzip_zlib.c); the agent's
+ * sampling core, which is loaded into every process a
  * Ruby program starts, must not drag libz into each of them, so it
  * resolves the same functions with dlopen only when a Ruby process writes
  * its profile (agent/zlib_loader.c; libruby has already loaded libz).

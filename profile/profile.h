@@ -3,9 +3,10 @@
  *
  * Owns: everything a profile file says (README, "Profile file format"), in compact interned form:
  * the strings, the frames as (path, label) string pairs, the stacks, the
- * samples, the label sets and the process metadata. The agent fills one at
- * exit and writes it; the analyzer reads each file into one and merges
- * them into another. Key names live in schema.h.
+ * samples, the label sets and the process metadata. The agent fills one
+ * from its tables and writes it; readers (the analyzer, the Ruby API's
+ * Rperf.load) read each file into one and merge them into another. Key
+ * names live in schema.h.
  */
 #ifndef RPERF_PROFILE_PROFILE_H
 #define RPERF_PROFILE_PROFILE_H
@@ -103,7 +104,7 @@ typedef struct rp_time_slot {
 
 #define RP_SLOT_LABEL "%slot"
 
-/* What loading selected (the analyzer's load.c; not in the file format):
+/* What loading selected (load.c; not in the file format):
  * with --since/--until, the window and how many files it kept; and the
  * files' time slots when asked for (owned, freed with the profile). */
 typedef struct rp_load_facts {

@@ -15,13 +15,13 @@
 #include "../profile.h"
 #include "../vm_state.h"
 
-/* Writes the summary; `with_report` adds the Flat and Cumulative tables,
- * `top` rows each (the gem prints 50). Returns 0, or -1 when out of
- * memory. */
 /* The weight of `p`'s samples in each VM state (sums, ns); returns the
  * weight of all of them. */
 int64_t rp_stat_state_totals(const rp_profile *p, int64_t sums[RP_VM_STATE_COUNT]);
 
+/* Writes the summary; `with_report` adds the Flat and Cumulative tables,
+ * `top` rows each (the gem prints 50). Returns 0, or -1 when out of
+ * memory. */
 int rp_stat_write(const rp_profile *p, rp_out *out, bool with_report, int top);
 
 #endif
