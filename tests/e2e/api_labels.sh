@@ -54,12 +54,18 @@ expect_near "tenant=forked samples with a %pid" \
 # After the exception and after the block-less label was deleted, the
 # time carries no label: present in the profile, absent under the label.
 "$ANALYZE" report --top 100 s >all.txt 2>&1 || fail "report: $(cat all.txt)"
-"$ANALYZE" report --top 100 --tagfocus step=. s >step.txt 2>&1 || true
-"$ANALYZE" report --top 100 --tagfocus tenant=. s >tenant.txt 2>&1 || true
+"$ANALYZE" report --top 100 --tagfocus step=. s >step.txt 2>&1 || fail "report --tagfocus step: $(cat step.txt)"
+"$ANALYZE" report --top 100 --tagfocus tenant=. s >tenant.txt 2>&1 || fail "report --tagfocus tenant: $(cat tenant.txt)"
 for m in after_raise unlabelled; do
     grep -q "Object#$m" all.txt || fail "Object#$m missing from the profile"
 done
+# The raising block ran no Ruby code worth a sample: its label selects
+# nothing, or at most the raise itself — never what came after.
+grep -q "^No samples recorded\.$\|^Total: " step.txt || fail "not a report: $(cat step.txt)"
 ! grep -q "Object#after_raise" step.txt || fail "the label of the raising block outlived it"
+# tenant= selects the fork child's time (tenant=forked), not what ran
+# after tenant was deleted.
+grep -q "Object#burn_cpu" tenant.txt || fail "tenant=. selects nothing: $(cat tenant.txt)"
 ! grep -q "Object#unlabelled" tenant.txt || fail "Rperf.label(tenant: nil) did not delete it"
 
 # With an rperf gem on the load path too (here a stand-in gem's lib, by
