@@ -21,6 +21,33 @@ async function typeInto(page, selector, text) {
   await new Promise((r) => setTimeout(r, 300)); // the page waits 120 ms after typing
 }
 const shownNs = (page) => page.$eval('#shown-total', (e) => Number(e.dataset.ns));
+// The rows of the Top and Tags tables as text, cell by cell.
+const tablesText = (page) => page.evaluate(() => {
+  const cells = (tr, n) => [...tr.cells].slice(0, n).map((c) => c.textContent.trim()).join(' | ');
+  return {
+    top: [...document.querySelectorAll('#top-body tr')].map((tr) => cells(tr, 6)),
+    tags: [...document.querySelectorAll('#tags-body table.tag')].map((t) =>
+      [t.dataset.key, ...[...t.querySelectorAll('tbody tr')].map((tr) => cells(tr, 3))].join(' / ')),
+  };
+});
+// The tables as rperf-analyze wrote them into the page: the page without
+// its script.
+async function writtenTables(browser, file) {
+  const plain = await browser.newPage();
+  await plain.setJavaScriptEnabled(false);
+  await plain.setRequestInterception(true);
+  plain.on('request', (r) => (r.url() === 'file://' + file ? r.continue() : r.abort()));
+  await plain.goto('file://' + file, { waitUntil: 'load' });
+  const tables = await tablesText(plain);
+  await plain.close();
+  return tables;
+}
+// The first rows that differ, for a failure to show.
+function firstDifference(a, b) {
+  for (let i = 0; i < Math.max(a.length, b.length); i++)
+    if (a[i] !== b[i]) return `row ${i}: written "${a[i]}", drawn "${b[i]}"`;
+  return 'none';
+}
 const boxNamed = (page, name) => page.evaluate((n) => rperfViewer.boxes().find((b) => b.name === n) || null, name);
 
 run(async () => {
@@ -31,6 +58,19 @@ run(async () => {
     await load(page, env('VIEWER_PAGE'));
     const firstDraw = await page.evaluate(() => rperfViewer.firstDrawMs);
     console.log(`# loaded and drawn in ${Date.now() - t0} ms (script's first draw ${firstDraw.toFixed(0)} ms)`);
+
+    // The C side writes the Top and Tags tables into the page (text tools
+    // and screen readers read them without the script); the script draws
+    // them again from the data when their tab opens. Both say the same.
+    const written = await writtenTables(session.browser, env('VIEWER_PAGE'));
+    await page.click('#tab-top');
+    await page.click('#tab-tags');
+    const drawn = await tablesText(page);
+    await page.click('#tab-flame');
+    check(written.top.length > 10 && written.top.join('\n') === drawn.top.join('\n'),
+      `the Top table the script draws is the one written into the page (${written.top.length} rows; first difference: ${firstDifference(written.top, drawn.top)})`);
+    check(written.tags.length >= 4 && written.tags.join('\n') === drawn.tags.join('\n'),
+      `the Tags tables the script draws are the ones written into the page (${written.tags.length} keys; first difference: ${firstDifference(written.tags, drawn.tags)})`);
 
     // The hottest method's box, with its share, and its tooltip.
     const hotName = env('VIEWER_HOT'), hotPct = Number(env('VIEWER_HOT_PCT'));
