@@ -87,4 +87,27 @@ static inline void write_file(const char *path, const void *data, size_t len, bo
     }
 }
 
+/* A scratch directory for one test program: make_tmpdir and remove_tmpdir
+ * are the cmocka group's setup and teardown, tmp_path(name) a file in it. */
+#define RP_TEST_TMPDIR(prefix)                                  \
+    static char tmpdir[] = "/tmp/" prefix "-XXXXXX";            \
+    static int make_tmpdir(void **state)                        \
+    {                                                           \
+        (void)state;                                            \
+        return mkdtemp(tmpdir) ? 0 : -1;                        \
+    }                                                           \
+    static int remove_tmpdir(void **state)                      \
+    {                                                           \
+        (void)state;                                            \
+        char cmd[128];                                          \
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);      \
+        return system(cmd);                                     \
+    }                                                           \
+    static const char *tmp_path(const char *name)               \
+    {                                                           \
+        static char path[256];                                  \
+        snprintf(path, sizeof(path), "%s/%s", tmpdir, name);    \
+        return path;                                            \
+    }
+
 #endif

@@ -16,28 +16,7 @@
 #include "../../profile/schema.h"
 #include "helpers.h"
 
-static char tmpdir[] = "/tmp/rperf-test-io-XXXXXX";
-
-static int make_tmpdir(void **state)
-{
-    (void)state;
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int remove_tmpdir(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-    return system(cmd);
-}
-
-static const char *tmp_path(const char *name)
-{
-    static char path[256];
-    snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-    return path;
-}
+RP_TEST_TMPDIR("rperf-test-io")
 
 static void build_sample_profile(rp_profile *p, bool aggregate)
 {

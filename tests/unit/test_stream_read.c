@@ -18,28 +18,7 @@
 #include "../../profile/profile_write.h"
 #include "helpers.h"
 
-static char tmpdir[] = "/tmp/rperf-test-stream-XXXXXX";
-
-static int make_tmpdir(void **state)
-{
-    (void)state;
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int remove_tmpdir(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-    return system(cmd);
-}
-
-static const char *tmp_path(const char *name)
-{
-    static char path[256];
-    snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-    return path;
-}
+RP_TEST_TMPDIR("rperf-test-stream")
 
 /* A text that grows as it is appended to. */
 typedef struct text {
