@@ -50,7 +50,7 @@
 #include "sampler.h"
 #include "session.h"
 #include "threads.h"
-#include "verbose.h"
+#include "../profile/encode/verbose.h"
 #include "worker.h"
 #include "window.h"
 #include "writer.h"
@@ -61,7 +61,8 @@ int ruby_thread_has_gvl_p(void);
 
 typedef enum agent_state {
     AGENT_OFF,             /* not profiling (non-Ruby process, bad config, done) */
-    AGENT_ACTIVE,          /* sampling; the profile belongs to owner_pid */
+    AGENT_DORMANT,         /* RPERF_ENABLED=0: only sessions of the Rperf API record */
+    AGENT_ACTIVE,          /* the whole process is profiled; the profile belongs to owner_pid */
     AGENT_RESTART_PENDING, /* fork child waiting for its first safepoint */
 } agent_state;
 
@@ -71,6 +72,9 @@ static rp_config cfg;
 static rp_session session;
 static rp_window whole; /* the profile (with RPERF_INTERVAL: the part) being taken */
 static uint32_t profile_serial;
+static rp_window session_start; /* the Rperf API's session, since Rperf.start */
+static uint32_t session_serial;
+static bool session_at_fork; /* a fork child whose parent had a session open */
 static int64_t parts_written; /* RPERF_INTERVAL: parts of this process written */
 /* The pauses parts cost a Ruby thread (RPERF_VERBOSE), in wall time and
  * in the thread's CPU time: on a busy machine the wall time also holds
@@ -82,25 +86,59 @@ static rb_postponed_job_handle_t rotate_job = POSTPONED_JOB_HANDLE_INVALID;
 
 /* --- starting ------------------------------------------------------------ */
 
-/* GVL held: opens a new profile for this process (at boot, or in a fork
- * child). A deferred process (RPERF_DEFER) begins paused. */
+/* GVL held: the worker and the hooks that the open recordings need,
+ * started when none runs yet (the first recording, a dormant process's
+ * first session), ticking at their rate. `signo`: the timer signal a
+ * first worker uses (0: the sleeping ticker). */
+static int start_machinery(int signo)
+{
+    if (rp_worker_running()) {
+        rp_gvl_gc_update();
+        rp_worker_update_ticks();
+        return 0;
+    }
+    rp_gvl_gc_restart(); /* hooks a fork child has from its parent, afresh */
+    return rp_worker_start(signo, cfg.verbose);
+}
+
+/* GVL held: when no recording is open any more, no tick, no hook and no
+ * worker thread (a dormant process after its session). Returns false
+ * when the worker did not stop: its tables must not be touched then. */
+static bool stop_machinery_if_idle(void)
+{
+    rp_worker_update_ticks();
+    if (rp_recordings_any_open())
+        return true;
+    rp_gvl_gc_stop();
+    return rp_worker_stop();
+}
+
+/* The whole process's recording, as RPERF_* configure it. */
+static rp_rec_config whole_config(void)
+{
+    return (rp_rec_config){.mode = cfg.mode, .frequency = cfg.frequency,
+                           .aggregate = cfg.aggregate, .deferred = cfg.defer};
+}
+
+/* GVL held: opens a new profile of the whole process (at boot, or in a
+ * fork child). A deferred process (RPERF_DEFER) begins paused. */
 static void begin_profile(void)
 {
-    rp_window_begin_empty(&whole);
-    whole.profile = ++profile_serial;
     parts_written = 0;
     longest_rotation_ns = total_rotation_ns = total_rotation_cpu_ns = rotations = 0;
     atomic_store(&parts_failing, 0);
     owner_pid = getpid();
     rp_fd_reserve_take(session.dir);
-    bool paused = rp_defer_pauses();
-    rp_sampler_start();
-    if (paused)
-        rp_sampler_stop();
-    rp_defer_note_begin(paused);
-    rp_worker_set_ticking(!paused);
-    if (rp_worker_start(&cfg) != 0) {
-        rp_sampler_stop();
+    rp_rec_config rec = whole_config();
+    rp_aggregator_begin(RP_REC_WHOLE, rec.aggregate, (size_t)cfg.max_stacks);
+    rp_recording_open(RP_REC_WHOLE, &rec, rec.deferred && rp_defer_pauses());
+    /* stamped once its counters are zero */
+    rp_window_begin_empty(&whole, RP_REC_WHOLE);
+    whole.profile = ++profile_serial;
+    rp_sampler_start_clock(RP_REC_WHOLE);
+    if (start_machinery(cfg.timer_signal) != 0) {
+        rp_recording_close(RP_REC_WHOLE);
+        stop_machinery_if_idle();
         atomic_store(&state, AGENT_OFF);
         return;
     }
@@ -113,10 +151,7 @@ static void begin_profile(void)
 static void begin_fresh_profile(void)
 {
     rp_sample_buf_reset();
-    rp_aggregator_clear();
-    rp_sampler_stats_reset();
     rp_threads_new_generation();
-    rp_gvl_gc_start(cfg.mode);
     begin_profile();
 }
 
@@ -138,32 +173,34 @@ static void ask_for_part(void);
 static void start_agent(void)
 {
     Dl_info self;
-    if (rp_config_load(&cfg) != 0 || rp_session_open(&session) != 0)
+    if (rp_config_load(&cfg) != 0 || (!cfg.dormant && rp_session_open(&session) != 0))
         return;
-    if (dladdr((void *)start_agent, &self) && self.dli_fname)
+    if (!cfg.dormant && dladdr((void *)start_agent, &self) && self.dli_fname)
         rp_child_env_init(session.dir, session.root_pid, cfg.inherit, self.dli_fname);
     rp_procstats_capture_command();
-    if (rp_threads_init() != 0 || rp_sampler_init(cfg.mode, cfg.frequency) != 0)
+    if (rp_threads_init() != 0 || rp_sampler_init() != 0)
         return;
     if (cfg.verbose && !rp_gvl_holder_usable())
         rp_log("this Ruby's thread structures are not the ones rperf knows (Ruby 3.4's); "
                "a thread that starts running while another thread is starting may go "
                "unsampled until its first GVL switch");
-    if (rp_sample_buf_init(cfg.lines) != 0 || rp_aggregator_init(cfg.aggregate, (size_t)cfg.max_stacks) != 0 ||
-        rp_labels_init() != 0) {
+    if (rp_sample_buf_init(cfg.lines) != 0 || rp_aggregator_init() != 0 || rp_labels_init() != 0) {
         rp_log("cannot profile: out of memory");
         return;
     }
-    rp_defer_init(cfg.defer);
     rp_ruby_lib_install(cfg.verbose);
     restart_job = rb_postponed_job_preregister(0, restart_in_fork_child, NULL);
+    pthread_atfork(rp_aggregator_before_fork, rp_aggregator_after_fork_parent, on_fork_child);
+    rb_set_end_proc(on_ruby_exit, Qnil);
+    if (cfg.dormant) {
+        /* Nothing runs until the program starts a session (Rperf.start). */
+        atomic_store(&state, AGENT_DORMANT);
+        return;
+    }
     if (cfg.interval) {
         rotate_job = rb_postponed_job_preregister(0, write_part, NULL);
         rp_worker_set_rotation(cfg.interval * 1000000000LL, ask_for_part);
     }
-    rb_set_end_proc(on_ruby_exit, Qnil);
-    pthread_atfork(rp_aggregator_before_fork, rp_aggregator_after_fork_parent, on_fork_child);
-    rp_gvl_gc_start(cfg.mode);
     begin_profile();
 }
 
@@ -198,17 +235,19 @@ static void announce_session(bool wrote)
            count == 1 ? "" : "s", session.display, session.display);
 }
 
-/* What the writer needs to write `window` of the profile being taken. */
+/* What the writer needs to write `window` of the recording it is of. */
 static rp_write_request write_request(const rp_window *window)
 {
     return (rp_write_request){
-        .cfg = &cfg,
+        .recording = window->recording,
+        .rec = rp_recording_get(window->recording)->cfg,
         .session = &session,
         .window = window,
-        .stats = rp_sampler_stats_get(),
+        .stats = rp_recording_stats(window->recording),
         .detected_threads = rp_threads_detected(),
-        /* Every process but the session's root carries %pid. */
-        .label_pid = !session.is_root,
+        /* Every process of the whole-process session but its root carries
+         * %pid; the Rperf API labels its own sessions' children. */
+        .label_pid = window->recording == RP_REC_WHOLE && !session.is_root,
     };
 }
 
@@ -264,17 +303,25 @@ static VALUE build_part(VALUE arg)
     return Qnil;
 }
 
+static void clear_thread_labels(rp_thread *t, void *unused)
+{
+    (void)unused;
+    t->label_set = 0;
+}
+
 static void carry_thread_labels(rp_thread *t, void *unused)
 {
     (void)unused;
     t->label_set = rp_labels_carry(t->label_set);
 }
 
-/* GVL held, tables held and empty: the label store keeps only the sets
- * still in use, so labels made per request do not pile up (labels.h). */
+/* GVL held, tables held and the whole profile's empty: the label store
+ * keeps only the sets still in use, so labels made per request do not
+ * pile up (labels.h). A session's tables hold set ids too: while one is
+ * open, the store is left as it is. */
 static void compact_labels(void)
 {
-    if (rp_labels_compact_begin() != 0)
+    if (rp_recording_get(RP_REC_SESSION)->open || rp_labels_compact_begin() != 0)
         return;
     rp_threads_each(carry_thread_labels, NULL);
     rp_labels_compact_end();
@@ -300,7 +347,7 @@ static void write_part(void *unused)
     int raised = 0;
     rp_aggregator_hold();
     rb_protect(build_part, (VALUE)pt, &raised);
-    rp_aggregator_clear();
+    rp_aggregator_clear(RP_REC_WHOLE);
     compact_labels();
     rp_window_begin_part(&whole);
     whole.profile = ++profile_serial; /* windows of the Rperf API restart here too */
@@ -354,16 +401,42 @@ static bool save_last(const rp_write_request *req, const rp_profile *p, char *pa
     return saved;
 }
 
+/* RPERF_VERBOSE=1: the summary on stderr. */
+static void print_verbose(const rp_profile *p)
+{
+    rp_out *out = rp_out_stream(stderr, false);
+    if (!out)
+        return;
+    rp_verbose_write(p, out, rp_threads_allocated());
+    rp_out_close(out);
+}
+
+/* GVL held, at the end of the process (or of its image, at exec): a
+ * session the program did not stop ends unwritten, as the gem's does. */
+static void close_session_at_end(void)
+{
+    if (!rp_recording_get(RP_REC_SESSION)->open)
+        return;
+    rp_recording_close(RP_REC_SESSION);
+    rp_aggregator_clear(RP_REC_SESSION);
+}
+
 /* GVL held, on the thread that ends the process: stops sampling and writes
  * this process's profile, once. */
 static void end_profile(void)
 {
-    int expected = AGENT_ACTIVE;
-    if (getpid() != owner_pid || !atomic_compare_exchange_strong(&state, &expected, AGENT_OFF))
+    if (getpid() != owner_pid && atomic_load(&state) != AGENT_DORMANT)
         return;
-    rp_sampler_stop();
-    rp_gvl_gc_stop();
-    if (!rp_worker_stop()) {
+    int expected = AGENT_ACTIVE;
+    bool profiled = atomic_compare_exchange_strong(&state, &expected, AGENT_OFF);
+    close_session_at_end();
+    if (!profiled) {
+        /* dormant: only a session's machinery to stop */
+        stop_machinery_if_idle();
+        return;
+    }
+    rp_recording_close(RP_REC_WHOLE);
+    if (!stop_machinery_if_idle()) {
         rp_log("the sampling thread did not stop; no profile written for process %ld",
                (long)getpid());
         return;
@@ -377,17 +450,17 @@ static void end_profile(void)
     rp_profile profile;
     bool wrote = rp_writer_build(&req, &profile) == 0;
     if (cfg.verbose) {
-        say_capped(rp_aggregator_tables());
+        say_capped(rp_aggregator_tables(RP_REC_WHOLE));
         if (cfg.interval)
             rp_log("%" PRId64 " parts written; the pause a part cost a Ruby thread: mean %.2f ms "
                    "(%.2f ms of its CPU time), longest %.2f ms",
                    parts_written, mean_ms(total_rotation_ns, rotations),
                    mean_ms(total_rotation_cpu_ns, rotations), (double)longest_rotation_ns / 1e6);
     }
-    rp_aggregator_clear();
+    rp_aggregator_clear(RP_REC_WHOLE);
     wrote = wrote && save_last(&req, &profile, path, sizeof(path));
     if (cfg.verbose)
-        rp_verbose_print(&profile, rp_threads_allocated());
+        print_verbose(&profile);
     rp_profile_free(&profile);
     announce_session(wrote);
 }
@@ -511,15 +584,21 @@ __attribute__((visibility("default"))) int execle(const char *path, const char *
  * threaded, before Ruby's own after-fork work. Only resets state and asks
  * for a restart at the first safepoint: Ruby carries triggered postponed
  * jobs over fork (rb_vm_postponed_job_atfork). A child that only execs
- * (spawn, system) never reaches a safepoint and so never restarts. */
+ * (spawn, system) never reaches a safepoint and so never restarts. A
+ * session of the Rperf API ends here; the API begins it again in the
+ * child when it follows forks (agent.h). */
 static void on_fork_child(void)
 {
     rp_aggregator_after_fork(); /* the lock taken before fork */
-    if (atomic_load(&state) != AGENT_ACTIVE)
+    int was = atomic_load(&state);
+    session_at_fork = rp_recording_get(RP_REC_SESSION)->open;
+    if (was != AGENT_ACTIVE && !session_at_fork)
         return;
-    rp_sampler_stop();
+    rp_sampler_after_fork(); /* every recording closed, counters from zero */
     rp_worker_forget();
     rp_gvl_holder_forget();
+    if (was != AGENT_ACTIVE)
+        return; /* dormant, and stays so */
     owner_pid = 0;
     atomic_store(&state, cfg.inherit ? AGENT_RESTART_PENDING : AGENT_OFF);
     if (cfg.inherit)
@@ -552,29 +631,79 @@ bool rp_agent_profiling(void)
     return atomic_load(&state) == AGENT_ACTIVE;
 }
 
+bool rp_agent_session_is_open(void)
+{
+    return rp_recording_get(RP_REC_SESSION)->open;
+}
+
+bool rp_agent_take_session_at_fork(void)
+{
+    bool was = session_at_fork;
+    session_at_fork = false;
+    return was;
+}
+
 const rp_config *rp_agent_config(void)
 {
     return &cfg;
+}
+
+const char *rp_agent_session_dir(void)
+{
+    return cfg.dormant || !session.dir[0] ? NULL : session.dir;
+}
+
+int rp_agent_session_open(const rp_session_opts *o)
+{
+    restart_in_fork_child(NULL);
+    if (atomic_load(&state) == AGENT_OFF || rp_agent_session_is_open())
+        return -1;
+    rp_aggregator_begin(RP_REC_SESSION, o->rec.aggregate, (size_t)cfg.max_stacks);
+    rp_recording_open(RP_REC_SESSION, &o->rec, o->rec.deferred && rp_defer_pauses());
+    /* its times and the process's CPU time from now (counters are zero) */
+    session_start.recording = RP_REC_SESSION;
+    rp_window_begin_part(&session_start);
+    session_start.profile = ++session_serial;
+    rp_sampler_start_clock(RP_REC_SESSION);
+    if (start_machinery(o->signal < 0 ? cfg.timer_signal : o->signal) != 0) {
+        rp_agent_session_close();
+        return -1;
+    }
+    return 0;
+}
+
+void rp_agent_session_close(void)
+{
+    if (!rp_agent_session_is_open())
+        return;
+    rp_recording_close(RP_REC_SESSION);
+    rp_aggregator_clear(RP_REC_SESSION);
+    stop_machinery_if_idle();
+}
+
+/* The window a recording's profile starts at, and its current serial. */
+static const rp_window *start_of(rp_rec_id id)
+{
+    return id == RP_REC_WHOLE ? &whole : &session_start;
 }
 
 /* GVL held: the calling thread's time up to now goes into the tables
  * before a window opens or is read. Otherwise its edge would fall at the
  * thread's next tick, which on a loaded machine can come tens of ms late,
  * and that stretch would land on the wrong side of Rperf.start/stop. */
-static void charge_caller(void)
+static void charge_caller(rp_rec_id id)
 {
-    if (rp_sampler_is_accepting())
-        rp_sampler_charge_current();
+    rp_sampler_charge_current(id);
 }
 
-int rp_agent_open_window(rp_window *w)
+int rp_agent_open_window(rp_rec_id id, rp_window *w)
 {
-    charge_caller();
+    charge_caller(id);
     rp_aggregator_hold();
-    int rc = rp_window_begin_at(w, rp_aggregator_tables());
+    int rc = rp_window_begin_at(w, id);
     rp_aggregator_release();
     if (rc == 0)
-        w->profile = profile_serial;
+        w->profile = start_of(id)->profile;
     return rc;
 }
 
@@ -591,16 +720,13 @@ static VALUE build_held(VALUE arg)
     return Qnil;
 }
 
-int rp_agent_build_window(const rp_window *w, rp_profile *p)
+int rp_agent_build_window(rp_rec_id id, const rp_window *w, rp_profile *p)
 {
     /* A window of an earlier profile (before a fork) means this one whole. */
-    struct build_args args = {
-        .req = write_request(w && w->profile == profile_serial ? w : &whole),
-        .profile = p,
-        .rc = -1,
-    };
+    const rp_window *from = w && w->recording == id && w->profile == start_of(id)->profile ? w : start_of(id);
+    struct build_args args = {.req = write_request(from), .profile = p, .rc = -1};
     int raised = 0;
-    charge_caller();
+    charge_caller(id);
     rp_aggregator_hold();
     /* Resolving frames allocates Ruby strings; should that raise, the
      * worker must still be let go before the exception goes on. */
@@ -609,6 +735,11 @@ int rp_agent_build_window(const rp_window *w, rp_profile *p)
     if (raised)
         rb_jump_tag(raised);
     return args.rc;
+}
+
+void rp_agent_clear_labels(void)
+{
+    rp_threads_each(clear_thread_labels, NULL);
 }
 
 /* --- load ------------------------------------------------------------------ */

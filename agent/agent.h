@@ -1,8 +1,9 @@
 /*
  * agent/agent.h — the agent as the Rperf API (api.c) sees it.
  *
- * Owns: nothing new; these are agent.c's answers about the profile being
- * taken in this process. Context: a Ruby thread holding the GVL.
+ * Owns: nothing new; these are agent.c's answers about the profiles being
+ * taken in this process (the whole process's and a session's:
+ * recording.h). Context: a Ruby thread holding the GVL.
  */
 #ifndef RPERF_AGENT_AGENT_H
 #define RPERF_AGENT_AGENT_H
@@ -11,21 +12,53 @@
 
 #include "../profile/profile.h"
 #include "config.h"
+#include "recording.h"
 #include "window.h"
 
-/* Whether this process is being profiled now (false in a fork child that
- * is not followed, and once the profile has been written). */
+/* Whether the whole process is being profiled now (false in a dormant
+ * process, in a fork child that is not followed, and once the profile has
+ * been written). */
 bool rp_agent_profiling(void);
 
 const rp_config *rp_agent_config(void);
 
-/* A window of the profile starting now. Returns 0, or -1 (out of memory;
- * `w` unchanged). */
-int rp_agent_open_window(rp_window *w);
+/* The whole-process session's directory (absolute), or NULL in a dormant
+ * process. */
+const char *rp_agent_session_dir(void);
 
-/* Builds the profile of window `w` (NULL, or one from before a fork: the
- * whole profile so far) without stopping anything. Returns 0 or -1 (one
- * line printed; `p` must be freed either way). */
-int rp_agent_build_window(const rp_window *w, rp_profile *p);
+/* What a session of the Rperf API asks for. */
+typedef struct rp_session_opts {
+    rp_rec_config rec;
+    int signal; /* the timer signal when the session starts the worker:
+                 * -1 the agent's (RPERF_SIGNAL), 0 the sleeping ticker */
+} rp_session_opts;
+
+/* A session (RP_REC_SESSION) begins now with its own settings, beside the
+ * whole-process profile if one is taken: its own tables and counters,
+ * starting the worker and hooks in a dormant process. Returns 0, or -1
+ * (one is open already, the agent does not run, or the worker could not
+ * start). */
+int rp_agent_session_open(const rp_session_opts *o);
+/* The session ends: its data is gone (build it first); in a dormant
+ * process the worker and the hooks stop too. */
+void rp_agent_session_close(void);
+bool rp_agent_session_is_open(void);
+/* In a fork child: whether the parent had a session open at fork (the
+ * session ended there, with the fork); true once. */
+bool rp_agent_take_session_at_fork(void);
+
+/* Every thread's labels are none from now on (a session's beginning and
+ * end, as in the gem). */
+void rp_agent_clear_labels(void);
+
+/* A window of recording `id` starting now. Returns 0, or -1 (out of
+ * memory; `w` unchanged). */
+int rp_agent_open_window(rp_rec_id id, rp_window *w);
+
+/* Builds the profile of window `w` of recording `id` (NULL, or one of an
+ * earlier recording: the recording's whole so far) without stopping
+ * anything. Returns 0 or -1 (one line printed; `p` must be freed either
+ * way). */
+int rp_agent_build_window(rp_rec_id id, const rp_window *w, rp_profile *p);
 
 #endif

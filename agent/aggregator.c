@@ -20,10 +20,16 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t released = PTHREAD_COND_INITIALIZER;
 static bool held; /* under `lock`: a GVL thread reads the tables */
-static rp_aggregate tables;
-static size_t frames_cap, lines_cap;
-static rp_idxset frame_index;
-static size_t stack_cap;
+
+/* One recording's tables and what grows them. */
+typedef struct table_set {
+    rp_aggregate t;
+    size_t frames_cap, lines_cap;
+    rp_idxset frame_index;
+    size_t stack_cap;
+} table_set;
+
+static table_set sets[RP_RECORDINGS];
 static VALUE mark_object = Qnil;
 
 /* GC mark function — GVL held, inside GC: mark, nothing else. */
@@ -32,8 +38,9 @@ static void mark_tables(void *unused)
     (void)unused;
     pthread_mutex_lock(&lock);
     rp_sample_buf_mark();
-    for (size_t i = 0; i < tables.frame_count; i++)
-        rb_gc_mark(tables.frames[i]); /* rb_gc_mark pins: frame VALUEs never move */
+    for (int r = 0; r < RP_RECORDINGS; r++)
+        for (size_t i = 0; i < sets[r].t.frame_count; i++)
+            rb_gc_mark(sets[r].t.frames[i]); /* rb_gc_mark pins: frame VALUEs never move */
     pthread_mutex_unlock(&lock);
 }
 
@@ -42,22 +49,53 @@ static const rb_data_type_t mark_type = {
     .function = {.dmark = mark_tables},
 };
 
-int rp_aggregator_init(bool aggregate, size_t max_stacks)
+/* `lock` held: empty tables of the given kind. */
+static void reset_set(table_set *ts, bool aggregate, size_t max_stacks)
 {
-    stack_cap = max_stacks;
-    memset(&tables, 0, sizeof(tables));
-    frames_cap = lines_cap = 0;
-    rp_idxset_init(&frame_index);
-    rp_stack_table_init(&tables.stacks);
-    rp_sample_table_init(&tables.samples, aggregate);
+    free(ts->t.frames);
+    free(ts->t.lines);
+    rp_idxset_free(&ts->frame_index);
+    rp_stack_table_free(&ts->t.stacks);
+    rp_sample_table_free(&ts->t.samples);
+    memset(ts, 0, sizeof(*ts));
+    ts->stack_cap = max_stacks;
+    rp_idxset_init(&ts->frame_index);
+    rp_stack_table_init(&ts->t.stacks);
+    rp_sample_table_init(&ts->t.samples, aggregate);
+}
+
+int rp_aggregator_init(void)
+{
     if (mark_object == Qnil) {
-        mark_object = rb_data_typed_object_wrap(0, &tables, &mark_type);
+        mark_object = rb_data_typed_object_wrap(0, sets, &mark_type);
         rb_gc_register_address(&mark_object);
     }
     return 0;
 }
 
+static void fold_locked(rp_sample_buf *buf);
+
+/* `lock` held: everything buffered so far into the tables. */
+static void fold_buffered(void)
+{
+    rp_sample_buf *handed_over = rp_sample_buf_take_full();
+    if (handed_over)
+        fold_locked(handed_over);
+    fold_locked(rp_sample_buf_active());
+}
+
+void rp_aggregator_begin(rp_rec_id id, bool aggregate, size_t max_stacks)
+{
+    pthread_mutex_lock(&lock);
+    /* Samples still buffered for an earlier recording of this id (the
+     * last moments of a session, a fork parent's) go before it begins. */
+    fold_buffered();
+    reset_set(&sets[id], aggregate, max_stacks);
+    pthread_mutex_unlock(&lock);
+}
+
 struct frame_key {
+    const rp_aggregate *tables;
     VALUE value;
     uint32_t line;
 };
@@ -65,13 +103,13 @@ struct frame_key {
 static bool frame_equals(const void *ctx, uint32_t index)
 {
     const struct frame_key *k = ctx;
-    return tables.frames[index] == k->value && tables.lines[index] == k->line;
+    return k->tables->frames[index] == k->value && k->tables->lines[index] == k->line;
 }
 
-static int reserve_frame(void)
+static int reserve_frame(table_set *ts)
 {
-    return RP_VEC_RESERVE(tables.frames, frames_cap, tables.frame_count + 1) != 0 ||
-                   RP_VEC_RESERVE(tables.lines, lines_cap, tables.frame_count + 1) != 0
+    return RP_VEC_RESERVE(ts->t.frames, ts->frames_cap, ts->t.frame_count + 1) != 0 ||
+                   RP_VEC_RESERVE(ts->t.lines, ts->lines_cap, ts->t.frame_count + 1) != 0
                ? -1
                : 0;
 }
@@ -81,25 +119,25 @@ static uint64_t frame_hash(VALUE v, uint32_t line)
     return rp_hash_combine(rp_hash_mix64((uint64_t)v), line);
 }
 
-static uint32_t find_frame(VALUE v, uint32_t line)
+static uint32_t find_frame(const table_set *ts, VALUE v, uint32_t line)
 {
-    struct frame_key key = {v, line};
-    return rp_idxset_find(&frame_index, frame_hash(v, line), frame_equals, &key);
+    struct frame_key key = {&ts->t, v, line};
+    return rp_idxset_find(&ts->frame_index, frame_hash(v, line), frame_equals, &key);
 }
 
-static uint32_t frame_id(VALUE v, uint32_t line)
+static uint32_t frame_id(table_set *ts, VALUE v, uint32_t line)
 {
-    uint32_t id = find_frame(v, line);
+    uint32_t id = find_frame(ts, v, line);
     if (id != RP_IDX_NONE)
         return id;
-    if (reserve_frame() != 0)
+    if (reserve_frame(ts) != 0)
         return RP_IDX_NONE;
-    id = (uint32_t)tables.frame_count;
-    if (rp_idxset_insert(&frame_index, frame_hash(v, line), id) != 0)
+    id = (uint32_t)ts->t.frame_count;
+    if (rp_idxset_insert(&ts->frame_index, frame_hash(v, line), id) != 0)
         return RP_IDX_NONE;
-    tables.frames[id] = v;
-    tables.lines[id] = line;
-    tables.frame_count++;
+    ts->t.frames[id] = v;
+    ts->t.lines[id] = line;
+    ts->t.frame_count++;
     return id;
 }
 
@@ -110,38 +148,38 @@ static uint32_t line_of(const rp_sample_buf *buf, uint32_t i)
     return buf->has_lines && buf->lines[i] > 0 ? (uint32_t)buf->lines[i] : 0;
 }
 
-static uint32_t capped_stack(const rp_buffered_sample *s)
+static uint32_t capped_stack(table_set *ts, const rp_buffered_sample *s)
 {
-    uint32_t frame = frame_id(RP_CAPPED_FRAME, 0);
-    tables.capped++;
-    rp_add_saturating(&tables.capped_weight, s->weight);
-    return frame == RP_IDX_NONE ? RP_IDX_NONE : rp_stack_table_intern(&tables.stacks, &frame, 1);
+    uint32_t frame = frame_id(ts, RP_CAPPED_FRAME, 0);
+    ts->t.capped++;
+    rp_add_saturating(&ts->t.capped_weight, s->weight);
+    return frame == RP_IDX_NONE ? RP_IDX_NONE : rp_stack_table_intern(&ts->t.stacks, &frame, 1);
 }
 
 /* The sample's stack id. Once the table holds the cap, frames and stacks
  * are only looked up: anything new goes to the capped stack. */
-static uint32_t stack_of(const rp_sample_buf *buf, const rp_buffered_sample *s)
+static uint32_t stack_of(table_set *ts, const rp_sample_buf *buf, const rp_buffered_sample *s)
 {
-    bool full = tables.stacks.count >= stack_cap;
+    bool full = ts->t.stacks.count >= ts->stack_cap;
     uint32_t ids[RP_STACK_MAX];
     for (uint32_t d = 0; d < s->depth; d++) {
         uint32_t i = s->frame_offset + d;
-        ids[d] = full ? find_frame(buf->frames[i], line_of(buf, i))
-                      : frame_id(buf->frames[i], line_of(buf, i));
+        ids[d] = full ? find_frame(ts, buf->frames[i], line_of(buf, i))
+                      : frame_id(ts, buf->frames[i], line_of(buf, i));
         if (ids[d] == RP_IDX_NONE)
-            return full ? capped_stack(s) : RP_IDX_NONE;
+            return full ? capped_stack(ts, s) : RP_IDX_NONE;
     }
     if (!full)
-        return rp_stack_table_intern(&tables.stacks, ids, s->depth);
-    uint32_t known = rp_stack_table_find(&tables.stacks, ids, s->depth);
-    return known != RP_IDX_NONE ? known : capped_stack(s);
+        return rp_stack_table_intern(&ts->t.stacks, ids, s->depth);
+    uint32_t known = rp_stack_table_find(&ts->t.stacks, ids, s->depth);
+    return known != RP_IDX_NONE ? known : capped_stack(ts, s);
 }
 
-static bool fold_sample(const rp_sample_buf *buf, const rp_buffered_sample *s)
+static bool fold_sample(table_set *ts, const rp_sample_buf *buf, const rp_buffered_sample *s)
 {
-    uint32_t stack = stack_of(buf, s);
+    uint32_t stack = stack_of(ts, buf, s);
     return stack != RP_IDX_NONE &&
-           rp_sample_table_add(&tables.samples, stack, s->thread_seq,
+           rp_sample_table_add(&ts->t.samples, stack, s->thread_seq,
                                rp_sample_key(s->label_set, s->vm_state),
                                s->weight) == RP_SAMPLE_OK;
 }
@@ -149,9 +187,12 @@ static bool fold_sample(const rp_sample_buf *buf, const rp_buffered_sample *s)
 /* `lock` held. */
 static void fold_locked(rp_sample_buf *buf)
 {
-    for (uint32_t i = 0; i < buf->count; i++)
-        if (!fold_sample(buf, &buf->samples[i]))
-            tables.dropped++;
+    for (uint32_t i = 0; i < buf->count; i++) {
+        const rp_buffered_sample *s = &buf->samples[i];
+        table_set *ts = &sets[s->recording < RP_RECORDINGS ? s->recording : 0];
+        if (!fold_sample(ts, buf, s))
+            ts->t.dropped++;
+    }
     /* Emptied under the lock: the GC mark function reads frame_count. */
     buf->count = 0;
     buf->frame_count = 0;
@@ -169,10 +210,7 @@ void rp_aggregator_fold(rp_sample_buf *buf)
 void rp_aggregator_hold(void)
 {
     pthread_mutex_lock(&lock);
-    rp_sample_buf *handed_over = rp_sample_buf_take_full();
-    if (handed_over)
-        fold_locked(handed_over);
-    fold_locked(rp_sample_buf_active());
+    fold_buffered();
     held = true;
     pthread_mutex_unlock(&lock);
 }
@@ -185,24 +223,15 @@ void rp_aggregator_release(void)
     pthread_mutex_unlock(&lock);
 }
 
-const rp_aggregate *rp_aggregator_tables(void)
+const rp_aggregate *rp_aggregator_tables(rp_rec_id id)
 {
-    return &tables;
+    return &sets[id].t;
 }
 
-void rp_aggregator_clear(void)
+void rp_aggregator_clear(rp_rec_id id)
 {
     pthread_mutex_lock(&lock);
-    bool aggregate = tables.samples.aggregate;
-    free(tables.frames);
-    free(tables.lines);
-    rp_idxset_free(&frame_index);
-    rp_stack_table_free(&tables.stacks);
-    rp_sample_table_free(&tables.samples);
-    memset(&tables, 0, sizeof(tables));
-    frames_cap = lines_cap = 0;
-    rp_stack_table_init(&tables.stacks);
-    rp_sample_table_init(&tables.samples, aggregate);
+    reset_set(&sets[id], sets[id].t.samples.aggregate, sets[id].stack_cap);
     pthread_mutex_unlock(&lock);
 }
 

@@ -1,9 +1,10 @@
 /*
  * agent/aggregator.h — the agent's frame, stack and sample tables.
  *
- * Owns: folding captured samples into compact tables: (frame VALUE, line)
- * → frame id, interned stacks of frame ids, and (stack, thread, VM state) → summed
- * weight (or one entry per sample in raw mode). Folding runs on the worker
+ * Owns: folding captured samples into compact tables, one set per
+ * recording (recording.h): (frame VALUE, line) → frame id, interned stacks
+ * of frame ids, and (stack, thread, VM state) → summed weight (or one
+ * entry per sample in raw mode). Folding runs on the worker
  * thread without the GVL; the tables' VALUEs are kept alive and pinned by
  * a GC mark function, which takes the same lock as folding.
  */
@@ -15,6 +16,7 @@
 
 #include "../common/sample_table.h"
 #include "../common/stack_table.h"
+#include "recording.h"
 #include "ruby_api.h"
 #include "sample_buf.h"
 
@@ -48,20 +50,24 @@ static inline void rp_sample_key_split(uint32_t key, uint32_t *label_set, rp_vm_
     *state = (rp_vm_state)(key % RP_VM_STATE_COUNT);
 }
 
-/* Main thread at start (GVL held): prepares empty tables and registers the
- * GC mark object. Beyond `max_stacks` distinct stacks, a sample whose
- * stack is new goes to one stack of RP_CAPPED_FRAME under its own thread
- * and labels, and no new frame is kept (and so pinned) either: memory
- * stops growing while every sample still counts. Returns 0 or -1. */
-int rp_aggregator_init(bool aggregate, size_t max_stacks);
+/* Main thread at start (GVL held): registers the GC mark object. Returns
+ * 0 or -1. */
+int rp_aggregator_init(void);
+
+/* GVL held, as recording `id` opens (no sample of it buffered): its tables
+ * empty, aggregating or raw. Beyond `max_stacks` distinct stacks, a sample
+ * whose stack is new goes to one stack of RP_CAPPED_FRAME under its own
+ * thread and labels, and no new frame is kept (and so pinned) either:
+ * memory stops growing while every sample still counts. */
+void rp_aggregator_begin(rp_rec_id id, bool aggregate, size_t max_stacks);
 
 /* Worker thread, or the main thread once the worker has stopped: folds
  * `buf` into the tables and empties it. */
 void rp_aggregator_fold(rp_sample_buf *buf);
 
-/* After the worker has stopped, or between hold and release: the tables,
- * for the writer to read. */
-const rp_aggregate *rp_aggregator_tables(void);
+/* After the worker has stopped, or between hold and release: recording
+ * `id`'s tables, for the writer to read. */
+const rp_aggregate *rp_aggregator_tables(rp_rec_id id);
 
 /* GVL held, while the worker runs (Rperf.snapshot, start, stop): folds
  * everything buffered so far and keeps the worker from folding until
@@ -73,8 +79,8 @@ const rp_aggregate *rp_aggregator_tables(void);
 void rp_aggregator_hold(void);
 void rp_aggregator_release(void);
 
-/* Drops all data (after writing, and in a fork child). */
-void rp_aggregator_clear(void);
+/* Drops recording `id`'s data (after writing, a part, in a fork child). */
+void rp_aggregator_clear(rp_rec_id id);
 
 /* fork(): the forking thread (GVL held) takes the lock before fork so that
  * the worker is never in the middle of a fold — and of malloc — when the

@@ -100,10 +100,21 @@ static int load_interval(rp_config *cfg)
     return 0;
 }
 
+/* RPERF_ENABLED, the gem's variable: 1 (or unset) profiles the whole
+ * process from its start, 0 leaves the agent dormant until Rperf.start. */
+static int load_enabled(rp_config *cfg)
+{
+    bool enabled;
+    if (load_flag("RPERF_ENABLED", true, &enabled) != 0)
+        return -1;
+    cfg->dormant = !enabled;
+    return 0;
+}
+
 int rp_config_load(rp_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
-    if (load_mode(cfg) != 0 || load_frequency(cfg) != 0 || load_signal(cfg) != 0 ||
+    if (load_enabled(cfg) != 0 || load_mode(cfg) != 0 || load_frequency(cfg) != 0 || load_signal(cfg) != 0 ||
         load_flag("RPERF_AGGREGATE", true, &cfg->aggregate) != 0 ||
         load_flag("RPERF_INHERIT", true, &cfg->inherit) != 0 ||
         load_flag("RPERF_QUIET", false, &cfg->quiet) != 0 ||

@@ -24,6 +24,7 @@
 #define RP_LINES_DEFAULT false
 
 typedef struct rp_config {
+    bool dormant;     /* RPERF_ENABLED=0: only sessions of the Rperf API record */
     rp_mode mode;
     int frequency;    /* Hz */
     int timer_signal; /* real-time signal number; 0 = sleeping thread */

@@ -4,8 +4,8 @@
  */
 #include "core_api.h"
 
-#include "agent.h"
 #include "defer.h"
+#include "procstats.h"
 #include "ruby_lib.h"
 #include "sampler.h"
 
@@ -14,18 +14,24 @@ __attribute__((visibility("default"))) const rp_core_api rperf_agent_core = {
     .abi = RP_CORE_ABI,
     .size = sizeof(rp_core_api),
     .ruby_folder = rp_ruby_lib_folder,
-    .profiling = rp_agent_profiling,
     .config = rp_agent_config,
+    .profiling = rp_agent_profiling,
+    .session_dir = rp_agent_session_dir,
+    .session_open = rp_agent_session_open,
+    .session_close = rp_agent_session_close,
+    .session_is_open = rp_agent_session_is_open,
+    .take_session_at_fork = rp_agent_take_session_at_fork,
     .open_window = rp_agent_open_window,
     .build_window = rp_agent_build_window,
     .free_window = rp_window_free,
+    .process_facts = rp_procstats_fill,
     .current_thread = rp_sampler_current_thread,
     .labels_merge = rp_labels_merge,
     .labels_hold = rp_labels_hold,
     .labels_release = rp_labels_release,
     .labels_pair_count = rp_labels_pair_count,
     .labels_pair = rp_labels_pair,
+    .clear_labels = rp_agent_clear_labels,
     .defer_enter = rp_defer_enter,
     .defer_leave = rp_defer_leave,
-    .defer_set_window = rp_defer_set_window,
 };

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "../profile/profile.h"
+#include "agent.h"
 #include "config.h"
 #include "labels.h"
 #include "threads.h"
@@ -29,7 +30,7 @@
 
 #define RP_CORE_SYMBOL "rperf_agent_core"
 /* Raised whenever the table's functions or their meaning change. */
-#define RP_CORE_ABI 1
+#define RP_CORE_ABI 2
 
 typedef struct rp_core_api {
     uint32_t abi;  /* RP_CORE_ABI of the core */
@@ -37,30 +38,36 @@ typedef struct rp_core_api {
     /* The folder of Ruby files the core put first on $LOAD_PATH, or NULL
      * when it put none (ruby_lib.h). */
     const char *(*ruby_folder)(void);
-
-    /* agent.h: whether the process is profiled, its configuration, and
-     * windows of its profile. */
-    bool (*profiling)(void);
     const rp_config *(*config)(void);
-    int (*open_window)(rp_window *w);
-    int (*build_window)(const rp_window *w, rp_profile *p);
+
+    /* agent.h: the whole process's profile, a session, windows of both. */
+    bool (*profiling)(void);
+    const char *(*session_dir)(void);
+    int (*session_open)(const rp_session_opts *o);
+    void (*session_close)(void);
+    bool (*session_is_open)(void);
+    bool (*take_session_at_fork)(void);
+    int (*open_window)(rp_rec_id id, rp_window *w);
+    int (*build_window)(rp_rec_id id, const rp_window *w, rp_profile *p);
     void (*free_window)(rp_window *w);
+    /* procstats.h: the process's command, Ruby, GC and OS facts now. */
+    void (*process_facts)(rp_profile *p);
 
     /* sampler.h: the calling thread's record (labels live in it). */
     rp_thread *(*current_thread)(void);
 
-    /* labels.h: the store of label sets. */
+    /* labels.h: the store of label sets; agent.h: everyone's cleared. */
     uint32_t (*labels_merge)(uint32_t base, const rp_label_change *changes, size_t n);
     rp_label_hold *(*labels_hold)(uint32_t set);
     uint32_t (*labels_release)(rp_label_hold *h);
     uint32_t (*labels_pair_count)(uint32_t set);
     void (*labels_pair)(uint32_t set, uint32_t i, const char **key, size_t *key_len,
                         const char **value, size_t *value_len);
+    void (*clear_labels)(void);
 
-    /* defer.h: profile blocks, and deferring from Rperf.start(defer:). */
+    /* defer.h: profile blocks. */
     void (*defer_enter)(rp_thread *t);
     void (*defer_leave)(rp_thread *t);
-    void (*defer_set_window)(bool on);
 } rp_core_api;
 
 #endif

@@ -2,57 +2,45 @@
  * agent/defer.c — pausing outside profile blocks. See defer.h.
  *
  * Pausing charges the closing block's last stretch (since its thread's
- * last sample) to it, stops the sampler (a tick in flight then takes
- * nothing) and then the ticks; resuming starts the ticks and then the sampler,
- * whose new clock epoch keeps the paused time out of every thread's next
- * sample (sampler.h).
+ * last sample) to each deferred recording, pauses it (a tick in flight
+ * then takes nothing) and lets the timer stop when nothing else wants
+ * ticks; resuming starts the ticks and then the recordings, whose new
+ * clock epochs keep the paused time out of every thread's next sample.
  */
 #include "defer.h"
 
+#include "recording.h"
 #include "sampler.h"
 #include "threads.h"
 #include "worker.h"
 
-static bool configured, window; /* RPERF_DEFER; Rperf.start(defer: true) */
 static uint32_t open_blocks;
-static bool paused;
-
-void rp_defer_init(bool deferred)
-{
-    configured = deferred;
-}
 
 bool rp_defer_pauses(void)
 {
-    return (configured || window) && open_blocks == 0;
+    return open_blocks == 0;
 }
 
-void rp_defer_note_begin(bool is_paused)
-{
-    paused = is_paused;
-}
-
-/* Pauses or resumes when the wanted state changed. */
+/* Pauses or resumes the deferred recordings when the wanted state changed. */
 static void apply(void)
 {
-    bool pause = rp_defer_pauses();
-    if (pause == paused)
-        return;
-    paused = pause;
-    if (pause) {
-        rp_sampler_charge_current();
-        rp_sampler_stop();
-        rp_worker_set_ticking(false);
-    } else {
-        rp_worker_set_ticking(true);
-        rp_sampler_resume();
+    bool pause = rp_defer_pauses(), changed = false;
+    for (int i = 0; i < RP_RECORDINGS; i++) {
+        rp_rec_id id = (rp_rec_id)i;
+        rp_recording *r = rp_recording_get(id);
+        if (!r->open || !r->cfg.deferred || pause != atomic_load(&r->accepting))
+            continue;
+        changed = true;
+        if (pause) {
+            rp_sampler_charge_current(id);
+            rp_recording_pause(id);
+        } else {
+            rp_recording_resume(id);
+            rp_sampler_start_clock(id);
+        }
     }
-}
-
-void rp_defer_set_window(bool on)
-{
-    window = on;
-    apply();
+    if (changed)
+        rp_worker_update_ticks();
 }
 
 void rp_defer_enter(rp_thread *t)

@@ -15,9 +15,11 @@
  */
 #include "gvl_gc.h"
 
+#include <stdatomic.h>
 #include <time.h>
 
 #include "gvl_holder.h"
+#include "recording.h"
 #include "ruby_api.h"
 #include "sample_buf.h"
 #include "sampler.h"
@@ -26,8 +28,8 @@
 typedef enum gc_phase { GC_IDLE, GC_MARKING, GC_SWEEPING } gc_phase;
 
 static rb_internal_thread_event_hook_t *gvl_hook;
+static rb_event_flag_t gvl_events; /* what gvl_hook is installed for */
 static bool gc_hooked;
-static rp_mode tracking_mode;
 static VALUE main_thread = Qnil;
 
 /* One GC at a time (GVL held): the part of the span not yet counted. */
@@ -40,6 +42,14 @@ static struct {
 static bool in_main_ractor(void)
 {
     return rb_thread_main() == main_thread;
+}
+
+static bool any_accepting(void)
+{
+    for (int i = 0; i < RP_RECORDINGS; i++)
+        if (atomic_load_explicit(&rp_recording_get((rp_rec_id)i)->accepting, memory_order_relaxed))
+            return true;
+    return false;
 }
 
 /* --- GVL ------------------------------------------------------------------ */
@@ -60,54 +70,63 @@ static void on_ready(VALUE thread)
         t->ready_ns = rp_monotonic_ns();
 }
 
-/* Wall mode: suspended → ready is blocked, ready → now is wait. */
-static void resumed_wall(rp_thread *t, int64_t now)
+/* Wall mode: suspended → ready is blocked, ready → now is wait; none of it
+ * before the recording's clock started (a thread that released the GVL
+ * before a session began, or before sampling resumed). */
+static int resumed_wall(rp_thread *t, rp_rec_id id, int64_t now, rp_charge *charges)
 {
     if (!t->suspended_ns)
-        return; /* first sight of the thread: its clock starts now */
-    int64_t ready = t->ready_ns && t->ready_ns >= t->suspended_ns ? t->ready_ns : now;
-    t->pending_blocked_ns += ready - t->suspended_ns;
-    t->pending_wait_ns += now - ready;
-    if (t->pending_blocked_ns + t->pending_wait_ns >= rp_sampler_min_charge_ns()) {
-        rp_charge charges[3] = {
-            {RP_VM_RUNNING, t->suspended_ns - t->prev_ns},
-            {RP_VM_GVL_BLOCKED, t->pending_blocked_ns},
-            {RP_VM_GVL_WAIT, t->pending_wait_ns},
-        };
-        rp_sampler_record(t, charges, 3);
-        t->prev_ns = now;
-        t->pending_blocked_ns = t->pending_wait_ns = 0;
-    } else {
+        return 0; /* first sight of the thread: its clock starts now */
+    rp_thread_clock *c = rp_sampler_clock(t, id);
+    int64_t suspended = t->suspended_ns > c->prev_ns ? t->suspended_ns : c->prev_ns;
+    int64_t ready = !t->ready_ns ? now : t->ready_ns > suspended ? t->ready_ns : suspended;
+    c->pending_blocked_ns += ready - suspended;
+    c->pending_wait_ns += now - ready;
+    if (c->pending_blocked_ns + c->pending_wait_ns < rp_recording_get(id)->min_charge_ns) {
         /* the next sample weighs only the running time */
-        t->prev_ns += now - t->suspended_ns;
+        c->prev_ns += now - suspended;
+        return 0;
     }
-    t->suspended_ns = t->ready_ns = 0;
+    charges[0] = (rp_charge){RP_VM_RUNNING, suspended - c->prev_ns, (uint8_t)id};
+    charges[1] = (rp_charge){RP_VM_GVL_BLOCKED, c->pending_blocked_ns, (uint8_t)id};
+    charges[2] = (rp_charge){RP_VM_GVL_WAIT, c->pending_wait_ns, (uint8_t)id};
+    c->prev_ns = now;
+    c->pending_blocked_ns = c->pending_wait_ns = 0;
+    return 3;
 }
 
 /* cpu mode: the CPU used before the release and off the GVL (C code that
  * released it) belongs to this stack. The thread's CPU clock is a system
  * call; when less wall time than the threshold has passed since the last
  * charge, less CPU time has too, and the clock need not be read. */
-static void resumed_cpu(rp_thread *t)
+static int resumed_cpu(rp_thread *t, rp_rec_id id, rp_clock_reading *now, rp_charge *charges)
 {
-    int64_t min = rp_sampler_min_charge_ns();
-    int64_t wall_now = rp_monotonic_ns();
-    if (wall_now - t->prev_wall_ns < min)
-        return;
-    int64_t now = rp_sampler_clock_ns();
-    if (now - t->prev_ns >= min)
-        rp_sampler_charge(t, now, wall_now);
+    rp_thread_clock *c = rp_sampler_clock(t, id);
+    int64_t min = rp_recording_get(id)->min_charge_ns;
+    if (now->wall_ns - c->prev_wall_ns < min || rp_clock_reading_for(now, id) - c->prev_ns < min)
+        return 0;
+    return rp_sampler_charge(t, id, now, charges);
 }
 
+/* Every accepting recording's charges, on one capture. */
 static void on_resumed(void)
 {
     rp_thread *t = rp_sampler_current_thread();
     if (!t)
         return;
-    if (tracking_mode == RP_MODE_WALL)
-        resumed_wall(t, rp_monotonic_ns());
-    else
-        resumed_cpu(t);
+    rp_clock_reading now = {.wall_ns = rp_monotonic_ns()};
+    rp_charge charges[RP_CHARGES_MAX];
+    int n = 0;
+    for (int i = 0; i < RP_RECORDINGS; i++) {
+        rp_recording *r = rp_recording_get((rp_rec_id)i);
+        if (!atomic_load_explicit(&r->accepting, memory_order_relaxed))
+            continue;
+        n += r->cfg.mode == RP_MODE_WALL ? resumed_wall(t, (rp_rec_id)i, now.wall_ns, charges + n)
+                                         : resumed_cpu(t, (rp_rec_id)i, &now, charges + n);
+    }
+    if (n > 0)
+        rp_sampler_record(t, charges, n);
+    t->suspended_ns = t->ready_ns = 0;
 }
 
 /* Thread event hook — see the contexts at the top of this file. */
@@ -115,7 +134,7 @@ static void on_thread_event(rb_event_flag_t event, const rb_internal_thread_even
                             void *unused)
 {
     (void)unused;
-    if (!rp_sampler_is_accepting())
+    if (!any_accepting())
         return;
     if (event & RUBY_INTERNAL_THREAD_EVENT_READY) {
         on_ready(data->thread);
@@ -130,8 +149,9 @@ static void on_thread_event(rb_event_flag_t event, const rb_internal_thread_even
 /* --- GC ------------------------------------------------------------------ */
 
 /* Adds the GC time since the segment started to the thread's pending GC
- * time, and keeps its next regular sample from counting it again (GC runs
- * on the thread, so its wall time stands for its CPU time too). */
+ * time of every accepting recording, and keeps its next regular sample
+ * from counting it again (GC runs on the thread, so its wall time stands
+ * for its CPU time too). */
 static void close_gc_segment(rp_vm_state state)
 {
     int64_t now = rp_monotonic_ns();
@@ -140,25 +160,40 @@ static void close_gc_segment(rp_vm_state state)
     rp_thread *t = rp_sampler_current_thread();
     if (!t || span <= 0)
         return;
-    if (state == RP_VM_GC_MARK)
-        t->pending_gc_mark_ns += span;
-    else
-        t->pending_gc_sweep_ns += span;
-    t->prev_ns += span;
+    for (int i = 0; i < RP_RECORDINGS; i++) {
+        if (!atomic_load_explicit(&rp_recording_get((rp_rec_id)i)->accepting, memory_order_relaxed))
+            continue;
+        rp_thread_clock *c = rp_sampler_clock(t, (rp_rec_id)i);
+        if (state == RP_VM_GC_MARK)
+            c->pending_gc_mark_ns += span;
+        else
+            c->pending_gc_sweep_ns += span;
+        c->prev_ns += span;
+    }
 }
 
-/* At the end of a GC step: one capture for enough pending GC time. */
+/* At the end of a GC step: one capture for every recording with enough
+ * pending GC time. */
 static void record_pending_gc(void)
 {
     rp_thread *t = rp_sampler_current_thread();
-    if (!t || t->pending_gc_mark_ns + t->pending_gc_sweep_ns < rp_sampler_min_charge_ns())
+    if (!t)
         return;
-    rp_charge charges[2] = {
-        {RP_VM_GC_MARK, t->pending_gc_mark_ns},
-        {RP_VM_GC_SWEEP, t->pending_gc_sweep_ns},
-    };
-    rp_sampler_record(t, charges, 2);
-    t->pending_gc_mark_ns = t->pending_gc_sweep_ns = 0;
+    rp_charge charges[RP_CHARGES_MAX];
+    int n = 0;
+    for (int i = 0; i < RP_RECORDINGS; i++) {
+        rp_recording *r = rp_recording_get((rp_rec_id)i);
+        if (!atomic_load_explicit(&r->accepting, memory_order_relaxed))
+            continue;
+        rp_thread_clock *c = rp_sampler_clock(t, (rp_rec_id)i);
+        if (c->pending_gc_mark_ns + c->pending_gc_sweep_ns < r->min_charge_ns)
+            continue;
+        charges[n++] = (rp_charge){RP_VM_GC_MARK, c->pending_gc_mark_ns, (uint8_t)i};
+        charges[n++] = (rp_charge){RP_VM_GC_SWEEP, c->pending_gc_sweep_ns, (uint8_t)i};
+        c->pending_gc_mark_ns = c->pending_gc_sweep_ns = 0;
+    }
+    if (n > 0)
+        rp_sampler_record(t, charges, n);
 }
 
 /* GC internal event hook — inside GC, GVL held. */
@@ -170,7 +205,7 @@ static void on_gc_event(rb_event_flag_t event, VALUE data, VALUE self, ID mid, V
     (void)klass;
     if (event == RUBY_INTERNAL_EVENT_GC_ENTER)
         rp_gvl_holder_gc_barrier();
-    if (!rp_sampler_is_accepting())
+    if (!any_accepting())
         return;
     switch (event) {
     case RUBY_INTERNAL_EVENT_GC_ENTER:
@@ -206,22 +241,39 @@ static void on_gc_event(rb_event_flag_t event, VALUE data, VALUE self, ID mid, V
 
 /* --- lifecycle ----------------------------------------------------------- */
 
-void rp_gvl_gc_start(rp_mode mode)
+/* The thread events the open recordings need: cpu mode only needs
+ * RESUMED, nothing being measured while off the GVL. */
+static rb_event_flag_t needed_events(void)
 {
-    tracking_mode = mode;
-    main_thread = rb_thread_main();
-    rp_gvl_holder_start();
-    gc.phase = GC_IDLE;
-    gc.in_gc = false;
-    /* cpu mode only needs RESUMED: nothing is measured while off the GVL */
-    rb_event_flag_t events = mode == RP_MODE_WALL
-                                 ? RUBY_INTERNAL_THREAD_EVENT_SUSPENDED |
-                                       RUBY_INTERNAL_THREAD_EVENT_READY |
-                                       RUBY_INTERNAL_THREAD_EVENT_RESUMED
-                                 : RUBY_INTERNAL_THREAD_EVENT_RESUMED;
-    if (!gvl_hook)
+    rb_event_flag_t events = RUBY_INTERNAL_THREAD_EVENT_RESUMED;
+    for (int i = 0; i < RP_RECORDINGS; i++) {
+        const rp_recording *r = rp_recording_get((rp_rec_id)i);
+        if (r->open && r->cfg.mode == RP_MODE_WALL)
+            events |= RUBY_INTERNAL_THREAD_EVENT_SUSPENDED | RUBY_INTERNAL_THREAD_EVENT_READY;
+    }
+    return events;
+}
+
+void rp_gvl_gc_update(void)
+{
+    if (!rp_recordings_any_open()) {
+        rp_gvl_gc_stop();
+        return;
+    }
+    rb_event_flag_t events = needed_events();
+    if (gvl_hook && events != gvl_events) {
+        rb_internal_thread_remove_event_hook(gvl_hook);
+        gvl_hook = NULL;
+    }
+    if (!gvl_hook) {
+        main_thread = rb_thread_main();
+        rp_gvl_holder_start();
         gvl_hook = rb_internal_thread_add_event_hook(on_thread_event, events, NULL);
+        gvl_events = events;
+    }
     if (!gc_hooked) {
+        gc.phase = GC_IDLE;
+        gc.in_gc = false;
         rb_add_event_hook(on_gc_event,
                           RUBY_INTERNAL_EVENT_GC_START | RUBY_INTERNAL_EVENT_GC_END_MARK |
                               RUBY_INTERNAL_EVENT_GC_END_SWEEP | RUBY_INTERNAL_EVENT_GC_ENTER |
@@ -231,10 +283,16 @@ void rp_gvl_gc_start(rp_mode mode)
     }
 }
 
+void rp_gvl_gc_restart(void)
+{
+    rp_gvl_gc_stop();
+    rp_gvl_gc_update();
+}
+
 void rp_gvl_gc_stop(void)
 {
-    rp_gvl_holder_stop();
     if (gvl_hook) {
+        rp_gvl_holder_stop();
         rb_internal_thread_remove_event_hook(gvl_hook);
         gvl_hook = NULL;
     }

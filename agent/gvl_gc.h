@@ -2,7 +2,8 @@
  * agent/gvl_gc.h — time a thread spends off the GVL, waiting for it, or in GC.
  *
  * Owns: the thread event hooks (SUSPENDED / READY / RESUMED) and the GC
- * internal event hooks. The stack of a thread does not change while it is
+ * internal event hooks, serving every accepting recording (recording.h)
+ * with one stack capture each time. The stack of a thread does not change while it is
  * off the GVL, so at RESUMED everything since its last sample is charged
  * to that stack with one capture: in cpu mode the CPU it used (some of it
  * in C code that released the GVL); in wall mode the running time before
@@ -17,12 +18,17 @@
 
 #include "../profile/profile.h"
 
-/* GVL held, on the process's main thread (at boot, in a fork child, after
- * a failed exec): installs the hooks unless they are installed, and
- * forgets any GC span in progress. */
-void rp_gvl_gc_start(rp_mode mode);
+/* GVL held: installs the hooks the open recordings need (recording.h):
+ * GC hooks, and thread hooks for the events their modes need; removes
+ * them all when none is open. Called whenever a recording opens or
+ * closes. */
+void rp_gvl_gc_update(void);
 
-/* GVL held: removes the hooks (end of profiling). */
+/* GVL held, on the process's main thread (in a fork child, after a failed
+ * exec): the hooks installed afresh, any GC span in progress forgotten. */
+void rp_gvl_gc_restart(void);
+
+/* GVL held: removes the hooks. */
 void rp_gvl_gc_stop(void);
 
 #endif

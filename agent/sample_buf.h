@@ -26,6 +26,7 @@ typedef struct rp_buffered_sample {
     uint32_t frame_offset;
     uint16_t depth;
     uint8_t vm_state;
+    uint8_t recording; /* whose sample it is (recording.h) */
     uint32_t thread_seq;
     uint32_t label_set; /* the thread's labels then (labels.h) */
     int64_t weight;
@@ -52,17 +53,21 @@ typedef enum rp_capture_result {
     RP_CAPTURE_FULL,       /* both buffers full: the sample is dropped */
 } rp_capture_result;
 
-/* Time to attribute to the current stack in one VM state. */
+/* Time to attribute to the current stack in one VM state, for one
+ * recording. */
 typedef struct rp_charge {
     rp_vm_state state;
-    int64_t weight; /* ns; charges of 0 are left out */
+    int64_t weight;    /* ns; charges of 0 are left out */
+    uint8_t recording; /* recording.h's id */
 } rp_charge;
 
-#define RP_CHARGES_MAX 4
+/* Charges of one capture at most: three per recording (running, GVL
+ * blocked, GVL wait, in wall mode), rounded up. */
+#define RP_CHARGES_MAX 8
 
 /* GVL held (postponed job, GVL and GC hooks): captures the current
  * thread's stack once and records each of the `n` charges on it, with the
- * thread's number and label set. */
+ * thread's number and label set, for the recording each names. */
 rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, uint32_t label_set,
                                         const rp_charge *charges, int n);
 

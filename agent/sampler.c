@@ -4,9 +4,9 @@
  * Context: sample_job runs on the Ruby thread that holds the GVL, at a
  * safepoint, inside whatever Ruby code was running: it must not allocate
  * Ruby objects, raise, or block. It reads the monotonic clock (vDSO) at
- * its start and end, and in cpu mode the thread CPU clock (a system call)
- * once; looks up the thread's record and copies the frame VALUEs into the
- * sample buffer.
+ * its start and end, and the thread CPU clock (a system call) once when a
+ * recording it serves is in cpu mode; looks up the thread's record and
+ * copies the frame VALUEs into the sample buffer once for all of them.
  */
 #include "sampler.h"
 
@@ -21,127 +21,170 @@
 #include "threads.h"
 
 static rb_postponed_job_handle_t job_handle = POSTPONED_JOB_HANDLE_INVALID;
-static clockid_t sample_clock = CLOCK_THREAD_CPUTIME_ID;
-static rp_mode sample_mode;
-static int64_t min_charge_ns;
-static atomic_bool accepting;
-/* Clock epochs (GVL held): a thread's clocks are valid only in the epoch
- * they were started in. A profile begins one; each resume after a pause
- * begins another. */
-static uint32_t clock_epoch, profile_epoch;
-static atomic_uint_fast64_t trigger_count;
-/* Written only by the GVL holder. */
-static rp_sampler_stats stats;
 
 int64_t rp_monotonic_ns(void)
 {
     return rp_clock_ns(CLOCK_MONOTONIC);
 }
 
-int64_t rp_sampler_clock_ns(void)
+int64_t rp_sampler_mode_clock_ns(rp_mode mode)
 {
-    return rp_clock_ns(sample_clock);
+    return rp_clock_ns(mode == RP_MODE_CPU ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC);
+}
+
+int64_t rp_clock_reading_for(rp_clock_reading *now, rp_rec_id id)
+{
+    if (rp_recording_get(id)->cfg.mode == RP_MODE_WALL)
+        return now->wall_ns;
+    if (!now->has_cpu) {
+        now->cpu_ns = rp_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+        now->has_cpu = true;
+    }
+    return now->cpu_ns;
+}
+
+/* Counts a capture's outcome for every recording its charges are for. */
+static void count_outcome(const rp_charge *charges, int n, rp_capture_result result)
+{
+    if (result != RP_CAPTURE_FULL && result != RP_CAPTURED_TRUNCATED)
+        return;
+    bool counted[RP_RECORDINGS] = {false};
+    for (int i = 0; i < n; i++) {
+        rp_rec_id id = (rp_rec_id)charges[i].recording;
+        if (counted[id])
+            continue;
+        counted[id] = true;
+        rp_sampler_stats *s = &rp_recording_get(id)->stats;
+        if (result == RP_CAPTURE_FULL)
+            s->dropped_samples++;
+        else
+            s->truncated_samples++;
+    }
 }
 
 void rp_sampler_record(const rp_thread *t, const rp_charge *charges, int n)
 {
-    switch (rp_sample_buf_capture(t->thread_seq, t->label_set, charges, n)) {
-    case RP_CAPTURE_FULL:
-        stats.dropped_samples++;
-        break;
-    case RP_CAPTURED_TRUNCATED:
-        stats.truncated_samples++;
-        break;
-    default:
-        break;
-    }
+    count_outcome(charges, n, rp_sample_buf_capture(t->thread_seq, t->label_set, charges, n));
 }
 
-bool rp_sampler_is_accepting(void)
+/* Every accepting recording loses a sample the thread has no record for. */
+static void drop_for_all(void)
 {
-    return atomic_load_explicit(&accepting, memory_order_relaxed);
-}
-
-/* GVL held: the thread's clocks start now (or at 0, see below), with
- * nothing pending from before. */
-static void start_clocks(rp_thread *t, bool from_zero)
-{
-    t->prev_wall_ns = rp_monotonic_ns();
-    t->prev_ns = from_zero ? 0 : sample_clock == CLOCK_MONOTONIC ? t->prev_wall_ns
-                                                                 : rp_sampler_clock_ns();
-    t->suspended_ns = t->ready_ns = 0;
-    t->pending_blocked_ns = t->pending_wait_ns = 0;
-    t->pending_gc_mark_ns = t->pending_gc_sweep_ns = 0;
-    t->clock_epoch = clock_epoch;
+    for (int i = 0; i < RP_RECORDINGS; i++)
+        if (atomic_load(&rp_recording_get((rp_rec_id)i)->accepting))
+            rp_recording_get((rp_rec_id)i)->stats.dropped_samples++;
 }
 
 rp_thread *rp_sampler_current_thread(void)
 {
     bool is_new;
     rp_thread *t = rp_threads_current(&is_new);
-    if (!t) {
-        stats.dropped_samples++;
-        return NULL;
-    }
-    if (is_new || t->clock_epoch != clock_epoch)
-        /* A thread born since the profile began, with no pause since, has
-         * used CPU only for this profile. */
-        start_clocks(t, is_new && sample_mode == RP_MODE_CPU && clock_epoch == profile_epoch);
+    if (!t)
+        drop_for_all();
+    else if (is_new)
+        t->seen_epoch = rp_recordings_epoch();
     return t;
 }
 
-void rp_sampler_charge(rp_thread *t, int64_t now, int64_t wall_now)
+/* The clock starts now, or at 0, with nothing pending from before. */
+static void start_clock(rp_thread_clock *c, const rp_recording *r, bool from_zero)
 {
-    rp_charge running = {RP_VM_RUNNING, now - t->prev_ns};
-    t->prev_ns = now;
-    t->prev_wall_ns = wall_now;
-    if (running.weight > 0)
-        rp_sampler_record(t, &running, 1);
+    c->prev_wall_ns = rp_monotonic_ns();
+    c->prev_ns = from_zero ? 0 : r->cfg.mode == RP_MODE_WALL ? c->prev_wall_ns
+                                                            : rp_sampler_mode_clock_ns(RP_MODE_CPU);
+    c->pending_blocked_ns = c->pending_wait_ns = 0;
+    c->pending_gc_mark_ns = c->pending_gc_sweep_ns = 0;
+    c->epoch = r->clock_epoch;
 }
 
-void rp_sampler_charge_current(void)
+rp_thread_clock *rp_sampler_clock(rp_thread *t, rp_rec_id id)
 {
+    const rp_recording *r = rp_recording_get(id);
+    rp_thread_clock *c = &t->clock[id];
+    if (c->epoch != r->clock_epoch)
+        /* The whole-process profile covers every thread's life: a thread
+         * first seen since it began, with no pause since, has used CPU
+         * only for it. A session does not know what a thread did before. */
+        start_clock(c, r, id == RP_REC_WHOLE && r->cfg.mode == RP_MODE_CPU &&
+                              r->clock_epoch == r->open_epoch && t->seen_epoch >= r->open_epoch);
+    return c;
+}
+
+void rp_sampler_start_clock(rp_rec_id id)
+{
+    bool is_new;
+    rp_thread *t = rp_threads_current(&is_new);
+    if (!t)
+        return;
+    if (is_new)
+        t->seen_epoch = rp_recordings_epoch();
+    start_clock(&t->clock[id], rp_recording_get(id), false);
+}
+
+int rp_sampler_charge(rp_thread *t, rp_rec_id id, rp_clock_reading *now, rp_charge *charges)
+{
+    rp_thread_clock *c = rp_sampler_clock(t, id);
+    int64_t clock = rp_clock_reading_for(now, id);
+    int64_t weight = clock - c->prev_ns;
+    c->prev_ns = clock;
+    c->prev_wall_ns = now->wall_ns;
+    if (weight <= 0)
+        return 0;
+    charges[0] = (rp_charge){RP_VM_RUNNING, weight, (uint8_t)id};
+    return 1;
+}
+
+void rp_sampler_charge_current(rp_rec_id id)
+{
+    if (!atomic_load(&rp_recording_get(id)->accepting))
+        return;
     rp_thread *t = rp_sampler_current_thread();
     if (!t)
         return;
-    int64_t wall_now = rp_monotonic_ns();
-    rp_sampler_charge(t, sample_clock == CLOCK_MONOTONIC ? wall_now : rp_sampler_clock_ns(),
-                      wall_now);
+    rp_clock_reading now = {.wall_ns = rp_monotonic_ns()};
+    rp_charge charge;
+    if (rp_sampler_charge(t, id, &now, &charge))
+        rp_sampler_record(t, &charge, 1);
 }
 
-int64_t rp_sampler_min_charge_ns(void)
-{
-    return min_charge_ns;
-}
-
-/* Postponed job — Ruby thread with the GVL, at a safepoint. */
+/* Postponed job — Ruby thread with the GVL, at a safepoint. Serves every
+ * recording with a tick of its own pending. A run with no tick behind it
+ * (triggered in the parent before fork(), which Ruby carries over) serves
+ * none. */
 static void sample_job(void *unused)
 {
     (void)unused;
-    if (!rp_sampler_is_accepting())
-        return;
-    /* A run with no tick of this profile behind it was triggered in the
-     * parent before fork() (Ruby carries triggered jobs over): not ours. */
-    if (stats.sampling_count >= atomic_load_explicit(&trigger_count, memory_order_relaxed))
-        return;
     /* The job's own cost is measured on the vDSO monotonic clock: in cpu
      * mode the thread CPU clock is a system call, and one per sample is
      * enough. */
-    int64_t job_start = rp_monotonic_ns();
-    rp_thread *t = rp_sampler_current_thread();
+    rp_clock_reading now = {.wall_ns = rp_monotonic_ns()};
+    rp_thread *t = NULL;
+    rp_charge charges[RP_CHARGES_MAX];
+    bool took[RP_RECORDINGS] = {false};
+    int n = 0;
+    for (int i = 0; i < RP_RECORDINGS; i++) {
+        rp_recording *r = rp_recording_get((rp_rec_id)i);
+        if (!atomic_load_explicit(&r->accepting, memory_order_relaxed) ||
+            r->stats.sampling_count >= atomic_load_explicit(&r->trigger_count, memory_order_relaxed))
+            continue;
+        if (!t && !(t = rp_sampler_current_thread()))
+            return;
+        n += rp_sampler_charge(t, (rp_rec_id)i, &now, charges + n);
+        r->stats.sampling_count++;
+        took[i] = true;
+    }
+    if (n > 0)
+        rp_sampler_record(t, charges, n);
     if (!t)
         return;
-    int64_t now = sample_clock == CLOCK_MONOTONIC ? job_start : rp_sampler_clock_ns();
-    rp_sampler_charge(t, now, job_start);
-    stats.sampling_count++;
-    stats.sampling_time_ns += (uint64_t)(rp_monotonic_ns() - job_start);
+    uint64_t spent = (uint64_t)(rp_monotonic_ns() - now.wall_ns);
+    for (int i = 0; i < RP_RECORDINGS; i++)
+        if (took[i])
+            rp_recording_get((rp_rec_id)i)->stats.sampling_time_ns += spent;
 }
 
-int rp_sampler_init(rp_mode mode, int frequency)
+int rp_sampler_init(void)
 {
-    sample_mode = mode;
-    min_charge_ns = 500000000 / frequency;
-    sample_clock = mode == RP_MODE_CPU ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
     if (job_handle != POSTPONED_JOB_HANDLE_INVALID)
         return 0;
     job_handle = rb_postponed_job_preregister(0, sample_job, NULL);
@@ -153,56 +196,18 @@ int rp_sampler_init(rp_mode mode, int frequency)
     return 0;
 }
 
-/* GVL held: a new clock epoch; the calling thread's clock starts now. */
-static void begin_clock_epoch(void)
-{
-    clock_epoch++;
-    bool is_new;
-    rp_thread *t = rp_threads_current(&is_new);
-    if (t)
-        start_clocks(t, false);
-}
-
-void rp_sampler_start(void)
-{
-    begin_clock_epoch();
-    profile_epoch = clock_epoch;
-    atomic_store(&accepting, true);
-}
-
-void rp_sampler_stop(void)
-{
-    atomic_store(&accepting, false);
-}
-
-void rp_sampler_resume(void)
-{
-    begin_clock_epoch();
-    atomic_store(&accepting, true);
-}
-
 /* Signal handler or worker thread: async-signal-safe. Ruby interrupts
  * the thread it believes is running, which can be a thread still waiting
  * for the GVL (see gvl_holder.h); the holder is interrupted too. */
 void rp_sampler_trigger(void)
 {
-    /* A tick already on its way when sampling paused is not one. */
-    if (!rp_sampler_is_accepting())
+    if (!rp_recordings_tick(rp_monotonic_ns()))
         return;
-    atomic_fetch_add_explicit(&trigger_count, 1, memory_order_relaxed);
     rb_postponed_job_trigger(job_handle);
     rp_gvl_holder_interrupt();
 }
 
-rp_sampler_stats rp_sampler_stats_get(void)
+void rp_sampler_after_fork(void)
 {
-    rp_sampler_stats s = stats;
-    s.trigger_count = atomic_load(&trigger_count);
-    return s;
-}
-
-void rp_sampler_stats_reset(void)
-{
-    stats = (rp_sampler_stats){0};
-    atomic_store(&trigger_count, 0);
+    rp_recordings_after_fork();
 }

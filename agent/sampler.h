@@ -2,9 +2,9 @@
  * agent/sampler.h — taking samples at Ruby safepoints.
  *
  * Owns: the postponed job that the timer triggers, the weighting of each
- * sample by the time its thread spent since its previous sample (thread
- * CPU clock in cpu mode, monotonic clock in wall mode), and the sampling
- * statistics (README, "Profile file format").
+ * sample by the time its thread spent since its previous sample for the
+ * recording it is for (thread CPU clock in cpu mode, monotonic clock in
+ * wall mode: recording.h), and the threads' clocks per recording.
  */
 #ifndef RPERF_AGENT_SAMPLER_H
 #define RPERF_AGENT_SAMPLER_H
@@ -13,78 +13,73 @@
 #include <stdint.h>
 
 #include "../profile/profile.h"
-
-typedef struct rp_sampler_stats {
-    uint64_t trigger_count;    /* timer ticks that asked for a sample */
-    uint64_t sampling_count;   /* postponed jobs that took a sample */
-    uint64_t sampling_time_ns; /* time spent inside those jobs */
-    uint64_t dropped_samples;  /* samples lost: buffers full or no memory */
-    uint64_t truncated_samples;/* stacks cut at the capture depth */
-} rp_sampler_stats;
+#include "recording.h"
 
 /* Main thread, GVL held: registers the postponed job (once per process).
  * Returns 0 or -1 (already logged). */
-int rp_sampler_init(rp_mode mode, int frequency);
+int rp_sampler_init(void);
 
-/* GVL held: starts accepting samples; the calling thread's clock starts
- * now, so time before this point is not attributed. Other threads' clocks
- * start at their first sample (cpu mode: from 0, a new thread's CPU time
- * being all its own). */
-void rp_sampler_start(void);
-/* GVL held: further triggers take no sample. */
-void rp_sampler_stop(void);
-
-/* GVL held: accepting samples again after rp_sampler_stop paused them
- * (RPERF_DEFER: outside Rperf.profile blocks). A new clock epoch begins:
- * the calling thread's clock starts now and every other thread's at its
- * next sample, so no paused time is ever charged. */
-void rp_sampler_resume(void);
-
-/* Any context, async-signal-safe: counts a tick and asks Ruby to run the
- * sampling job at the next safepoint. */
+/* Any context, async-signal-safe: a tick. Counts it for every recording
+ * it is due for (recording.h) and asks Ruby to run the sampling job at
+ * the next safepoint when any. */
 void rp_sampler_trigger(void);
-
-/* The mode's clock for the calling thread, in ns. */
-int64_t rp_sampler_clock_ns(void);
-
-/* Whether samples are being taken (hooks check it before doing anything). */
-bool rp_sampler_is_accepting(void);
-
-struct rp_thread;
-
-/* GVL held: the current thread's record; a record seen for the first time
- * in this clock epoch has its clock started (at 0 in cpu mode for a thread
- * new since the profile began: its CPU time is all its own; else now).
- * NULL when out of memory (counted as a dropped sample). */
-struct rp_thread *rp_sampler_current_thread(void);
 
 /* CLOCK_MONOTONIC in ns (vDSO: no system call). */
 int64_t rp_monotonic_ns(void);
 
-/* GVL held: charges the time since the thread's previous sample to the
- * current stack as running time, and restarts its clock at `now` (the
- * mode's clock), read at `wall_now` (CLOCK_MONOTONIC; the same value in
- * wall mode). The caller passes both because it has read them already. */
-void rp_sampler_charge(struct rp_thread *t, int64_t now, int64_t wall_now);
+/* The clock of `mode` for the calling thread, in ns. */
+int64_t rp_sampler_mode_clock_ns(rp_mode mode);
+
+struct rp_thread;
+struct rp_thread_clock;
+
+/* GVL held: the current thread's record (NULL when out of memory, which
+ * counts as a dropped sample of every accepting recording). */
+struct rp_thread *rp_sampler_current_thread(void);
+
+/* GVL held: thread `t`'s clock for recording `id`, started now when it
+ * belongs to an earlier epoch (at 0 in cpu mode for a thread first seen
+ * since the whole-process profile began, with no pause since: its CPU
+ * time is all its own). */
+struct rp_thread_clock *rp_sampler_clock(struct rp_thread *t, rp_rec_id id);
+
+/* GVL held, as recording `id` opens or resumes: the calling thread's clock
+ * for it starts now. */
+void rp_sampler_start_clock(rp_rec_id id);
+
+/* Now on the clocks a set of recordings needs: the monotonic clock (vDSO)
+ * always, the thread CPU clock (a system call) only when one of them is
+ * in cpu mode, and once. */
+typedef struct rp_clock_reading {
+    int64_t wall_ns;
+    int64_t cpu_ns; /* valid when has_cpu */
+    bool has_cpu;
+} rp_clock_reading;
+
+/* The reading's value on recording `id`'s clock (reading the CPU clock
+ * the first time it is needed). */
+int64_t rp_clock_reading_for(rp_clock_reading *now, rp_rec_id id);
+
+/* GVL held: adds to `charges` (room for RP_CHARGES_MAX) the time of
+ * thread `t` since its previous sample for recording `id`, as running
+ * time, and restarts that clock at `now`. Returns the number of charges
+ * added (0 or 1). */
+struct rp_charge;
+int rp_sampler_charge(struct rp_thread *t, rp_rec_id id, rp_clock_reading *now,
+                      struct rp_charge *charges);
 
 /* GVL held: charges the calling thread's time since its previous sample
- * to its stack now, without a trigger (so not counted as a sample): the
- * end of an Rperf.profile block that pauses sampling, whose last stretch
- * would otherwise be lost. */
-void rp_sampler_charge_current(void);
+ * for recording `id` to its stack now, without a trigger (so not counted
+ * as a sample): the end of an Rperf.profile block that pauses sampling, or
+ * the edge of a window, which would otherwise fall at the next tick. */
+void rp_sampler_charge_current(rp_rec_id id);
 
-/* GVL held: records charges with explicit VM states on the current stack,
- * captured once, with the thread's number and labels (used by the GVL and
- * GC trackers). */
-struct rp_charge;
+/* GVL held: records `charges` on the current stack, captured once, with
+ * the thread's number and labels (used by the sampling job and the GVL
+ * and GC trackers); counts what was dropped or cut for each recording. */
 void rp_sampler_record(const struct rp_thread *t, const struct rp_charge *charges, int n);
 
-/* Charges shorter than this are left to the next sample instead of costing
- * a stack capture of their own: half a sampling period. */
-int64_t rp_sampler_min_charge_ns(void);
-
-rp_sampler_stats rp_sampler_stats_get(void);
-/* Fork child: counters restart from zero. */
-void rp_sampler_stats_reset(void);
+/* Fork child: the parent's ticks are not this process's. */
+void rp_sampler_after_fork(void);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gvl_holder.h"
 #include "log.h"
@@ -94,15 +95,11 @@ rp_thread *rp_threads_current(bool *is_new)
         t->label_set = 0;
         t->profile_depth = 0;
     }
-    t->prev_ns = 0;
-    t->prev_wall_ns = 0;
+    memset(t->clock, 0, sizeof(t->clock)); /* epoch 0: none */
     t->suspended_ns = 0;
     t->ready_ns = 0;
-    t->pending_blocked_ns = t->pending_wait_ns = 0;
-    t->pending_gc_mark_ns = t->pending_gc_sweep_ns = 0;
     t->thread_seq = next_thread_seq++;
     t->generation = generation;
-    t->clock_epoch = 0;
     t->thread = thread;
     t->next_free = NULL;
     *is_new = true;

@@ -1,7 +1,8 @@
 /*
  * agent/threads.h — what the agent knows about each Ruby thread.
  *
- * Owns: the per-thread record (clock at the previous sample, thread_seq),
+ * Owns: the per-thread record (a clock per recording at its previous
+ * sample, the GVL timestamps, thread_seq, the thread's labels),
  * found through Ruby's thread-specific storage, created when a thread is
  * first seen and recycled when it exits; thread numbering 1, 2, ... in the
  * order threads are first seen.
@@ -13,19 +14,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "recording.h"
 #include "ruby_api.h"
 
-typedef struct rp_thread {
-    int64_t prev_ns;      /* the mode's clock at this thread's previous sample */
+/* A thread's clock for one recording (recording.h), at its previous
+ * sample for that recording. */
+typedef struct rp_thread_clock {
+    int64_t prev_ns;      /* the recording's clock (its mode's) */
     int64_t prev_wall_ns; /* CLOCK_MONOTONIC at the same moment (cpu mode) */
-    int64_t suspended_ns; /* wall mode: CLOCK_MONOTONIC when it released the GVL, or 0 */
-    int64_t ready_ns;     /* wall mode: CLOCK_MONOTONIC when it asked for the GVL back, or 0 */
     /* Time not yet recorded (recorded once it is worth a stack capture). */
     int64_t pending_blocked_ns, pending_wait_ns;
     int64_t pending_gc_mark_ns, pending_gc_sweep_ns;
+    uint32_t epoch;       /* the recording's clock epoch it was started in */
+} rp_thread_clock;
+
+typedef struct rp_thread {
+    rp_thread_clock clock[RP_RECORDINGS];
+    int64_t suspended_ns; /* CLOCK_MONOTONIC when it released the GVL, or 0 */
+    int64_t ready_ns;     /* CLOCK_MONOTONIC when it asked for the GVL back, or 0 */
     uint32_t thread_seq;  /* 1-based, in the order first seen */
     uint32_t generation;  /* profile generation the record belongs to */
-    uint32_t clock_epoch; /* sampler epoch its clocks were started in (sampler.h) */
+    uint32_t seen_epoch;  /* the newest clock epoch when it was first seen (sampler.h) */
     /* Set by the Rperf API (api.c); kept across a fork, like the thread. */
     uint32_t label_set;     /* the thread's labels: id in labels.h's store, 0 = none */
     uint32_t profile_depth; /* Rperf.profile blocks the thread is inside */
@@ -40,8 +49,9 @@ int rp_threads_init(void);
 
 /* Postponed job or main thread (GVL held): the record of the current
  * thread, created on first sight with *is_new set; NULL when out of memory.
- * A new record's prev_ns is 0 — the caller sets it. A record of an earlier
- * generation (the thread that forked) is renewed but keeps its labels. */
+ * A new record's clocks belong to no epoch — the sampler starts them. A
+ * record of an earlier generation (the thread that forked) is renewed but
+ * keeps its labels. */
 rp_thread *rp_threads_current(bool *is_new);
 
 /* Any context (thread event hooks without the GVL included): the record of

@@ -112,6 +112,15 @@ void rp_timer_set_running(bool running)
     pthread_mutex_unlock(&lock);
 }
 
+void rp_timer_set_frequency(int frequency)
+{
+    pthread_mutex_lock(&lock);
+    tick_interval = interval_of(frequency);
+    if (timer_exists && timer_armed)
+        arm(true);
+    pthread_mutex_unlock(&lock);
+}
+
 void rp_timer_settle(void)
 {
     pthread_mutex_lock(&lock);

@@ -1,7 +1,8 @@
 /*
  * agent/timer.h — the sampling clock.
  *
- * Owns: the two ways of ticking at the configured frequency. Signal mode:
+ * Owns: the two ways of ticking at the frequency the recordings want
+ * (recording.h). Signal mode:
  * a POSIX timer (timer_create, CLOCK_MONOTONIC) delivers a real-time
  * signal to the worker thread only (SIGEV_THREAD_ID), whose handler calls
  * rp_sampler_trigger. Sleeping mode: the worker thread itself sleeps to
@@ -35,6 +36,10 @@ void rp_timer_stop_signal(void);
  * the worker (rp_timer_settle), so that a program whose profile blocks
  * follow each other closely makes no system call for the timer at all. */
 void rp_timer_set_running(bool running);
+
+/* Any thread but a signal handler: the tick rate from now on (a timer
+ * running is re-armed at it; remembered for one not created yet). */
+void rp_timer_set_frequency(int frequency);
 
 /* Worker thread, after each wake-up: disarms a timer whose ticks are no
  * longer wanted (at most one tick after they stopped being wanted). */

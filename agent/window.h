@@ -15,9 +15,10 @@
 #include <stdint.h>
 
 #include "aggregator.h"
-#include "sampler.h"
+#include "recording.h"
 
 typedef struct rp_window {
+    rp_rec_id recording;    /* whose (recording.h) */
     uint32_t profile;       /* which of the process's profiles (agent.c) */
     int64_t start_realtime_ns, start_monotonic_ns;
     rp_sampler_stats stats; /* counters at the start */
@@ -27,18 +28,18 @@ typedef struct rp_window {
     size_t count;           /* table entries at the start */
 } rp_window;
 
-/* GVL held: a window starting now with empty tables (the profile's own
- * beginning, when the counters are zero). */
-void rp_window_begin_empty(rp_window *w);
+/* GVL held: a window of recording `id` starting now with empty tables
+ * (the recording's own beginning, when its counters are zero). */
+void rp_window_begin_empty(rp_window *w, rp_rec_id id);
 
 /* GVL held, tables held: a window starting now over tables just emptied
  * (the next part of a profile, RPERF_INTERVAL). */
 void rp_window_begin_part(rp_window *w);
 
-/* GVL held, tables held (rp_aggregator_hold): a window starting now, at
- * the tables as they are. Returns 0, or -1 when out of memory (`w` is
- * then left as it was). */
-int rp_window_begin_at(rp_window *w, const rp_aggregate *agg);
+/* GVL held, tables held (rp_aggregator_hold): a window of recording `id`
+ * starting now, at its tables as they are. Returns 0, or -1 when out of
+ * memory (`w` is then left as it was). */
+int rp_window_begin_at(rp_window *w, rp_rec_id id);
 
 /* The weight table entry `i` gained since the window began. */
 static inline int64_t rp_window_gain(const rp_window *w, size_t i, int64_t weight)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "aggregator.h"
+#include "recording.h"
 #include "log.h"
 #include "sample_buf.h"
 #include "sampler.h"
@@ -29,7 +30,8 @@ static bool worker_running;
 static sem_t wake;          /* posted at hand-overs and at stop */
 static sem_t armed;         /* posted by the worker once its timer runs */
 static atomic_bool stopping;
-static atomic_bool ticking = true; /* false while RPERF_DEFER pauses sampling */
+static atomic_bool ticking = true; /* false while no recording takes samples */
+static atomic_int tick_hz = 1000;  /* the rate the recordings want */
 static int64_t rotation_interval_ns; /* RPERF_INTERVAL, 0: none */
 static void (*rotation_due)(void);
 static int64_t next_rotation_ns;    /* worker's own: CLOCK_MONOTONIC */
@@ -39,7 +41,6 @@ static int64_t next_rotation_ns;    /* worker's own: CLOCK_MONOTONIC */
 static _Atomic(void (*)(void *)) posted_job;
 static void *posted_arg;
 static int timer_signal;    /* 0: the worker is the sleeping ticker */
-static int tick_frequency;
 static struct rusage worker_usage; /* written by the worker as it ends */
 
 /* Called on the GVL side at a hand-over; sem_post is async-signal-safe. */
@@ -81,9 +82,12 @@ static void wait_for_work(rp_ticker *ticker)
     if (!atomic_load(&ticking)) {
         wait_or_rotation();
         if (atomic_load(&ticking))
-            rp_ticker_start(ticker, tick_frequency);
+            rp_ticker_start(ticker, atomic_load(&tick_hz));
         return;
     }
+    int hz = atomic_load(&tick_hz);
+    if (ticker->interval_ns != 1000000000 / hz)
+        rp_ticker_start(ticker, hz); /* the recordings changed their rate */
     if (sem_clockwait(&wake, CLOCK_MONOTONIC, &ticker->deadline) != 0 && errno == ETIMEDOUT) {
         rp_sampler_trigger();
         rp_ticker_advance(ticker);
@@ -123,10 +127,10 @@ static void *worker_main(void *arg)
     pthread_setname_np(pthread_self(), "rperf-worker");
     rp_ticker ticker;
     if (timer_signal &&
-        rp_timer_start_signal(timer_signal, (pid_t)syscall(SYS_gettid), tick_frequency) != 0)
+        rp_timer_start_signal(timer_signal, (pid_t)syscall(SYS_gettid), atomic_load(&tick_hz)) != 0)
         rp_log("cannot sample: timer_create failed: %s", strerror(errno));
     if (!timer_signal)
-        rp_ticker_start(&ticker, tick_frequency);
+        rp_ticker_start(&ticker, atomic_load(&tick_hz));
     next_rotation_ns = rp_monotonic_ns() + rotation_interval_ns;
     sem_post(&armed);
     while (!atomic_load(&stopping)) {
@@ -173,15 +177,14 @@ static void wait_until_armed(void)
         ;
 }
 
-int rp_worker_start(const rp_config *cfg)
+int rp_worker_start(int signo, bool verbose)
 {
     sem_init(&wake, 0, 0);
     sem_init(&armed, 0, 0);
     atomic_store(&stopping, false);
-    tick_frequency = cfg->frequency;
-    int signo = cfg->timer_signal;
+    rp_worker_update_ticks();
     if (signo && rp_timer_claim_signal(signo) != 0) {
-        if (cfg->verbose)
+        if (verbose)
             rp_log("signal %d already has a handler in this program; "
                    "using the sleeping-thread timer instead", signo);
         signo = 0;
@@ -239,12 +242,23 @@ bool rp_worker_post(void (*job)(void *), void *arg)
     return true;
 }
 
-void rp_worker_set_ticking(bool on)
+void rp_worker_update_ticks(void)
 {
+    int hz = rp_recordings_tick_frequency();
+    bool on = hz > 0;
+    if (on && hz != atomic_load(&tick_hz)) {
+        atomic_store(&tick_hz, hz);
+        rp_timer_set_frequency(hz);
+    }
     atomic_store(&ticking, on);
     rp_timer_set_running(on);
     if (on && worker_running && !timer_signal)
         sem_post(&wake);
+}
+
+bool rp_worker_running(void)
+{
+    return worker_running;
 }
 
 void rp_worker_context_switches(long *voluntary, long *involuntary)

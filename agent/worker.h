@@ -11,13 +11,18 @@
 #define RPERF_AGENT_WORKER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
-#include "config.h"
 
-/* Main thread (GVL held): starts the worker and waits (at most 50 ms) until
- * its timer runs. With a busy timer signal it falls back to the sleeping
- * ticker (and says so when verbose). Returns 0 or -1 (already logged). */
-int rp_worker_start(const rp_config *cfg);
+/* GVL held: starts the worker, ticking with signal `signo` (0: the
+ * sleeping ticker) at the rate the recordings want, and waits (at most 50
+ * ms) until its timer runs. With a busy timer signal it falls back to the
+ * sleeping ticker (and says so when verbose). Returns 0 or -1 (already
+ * logged). */
+int rp_worker_start(int signo, bool verbose);
+
+/* Whether the worker runs (in this process). */
+bool rp_worker_running(void);
 
 /* Main thread (GVL held): stops the worker after it has folded what was
  * handed over, and joins it. Returns false when the worker did not end
@@ -41,10 +46,11 @@ void rp_worker_set_rotation(int64_t interval_ns, void (*due)(void));
  * ends. */
 bool rp_worker_post(void (*job)(void *), void *arg);
 
-/* GVL held: ticks at the configured frequency, or none at all (RPERF_DEFER
- * outside Rperf.profile blocks: a paused process gets no tick). Applies to
- * a running worker and to the next one started. */
-void rp_worker_set_ticking(bool on);
+/* GVL held, whenever a recording opens, closes, pauses or resumes: ticks
+ * at the highest rate an accepting recording wants, or none at all (no
+ * recording takes samples: a paused process gets no tick). Applies to a
+ * running worker and to the next one started. */
+void rp_worker_update_ticks(void);
 
 /* After rp_worker_stop: the voluntary and involuntary context switches
  * the worker thread itself made (about one per tick), which are the

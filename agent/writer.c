@@ -226,10 +226,10 @@ static int copy_samples(rp_profile *p, const rp_write_request *req, const rp_agg
 static void fill_meta(rp_profile *p, const rp_write_request *req, const rp_aggregate *agg)
 {
     rp_meta *m = &p->meta;
-    m->mode = req->cfg->mode;
+    m->mode = req->rec.mode;
     m->pid = getpid();
     m->ppid = getppid();
-    m->frequency = req->cfg->frequency;
+    m->frequency = req->rec.frequency;
     m->trigger_count = SINCE(req, trigger_count);
     m->sampling_count = SINCE(req, sampling_count);
     m->sampling_time_ns = SINCE(req, sampling_time_ns);
@@ -247,8 +247,8 @@ static void fill_meta(rp_profile *p, const rp_write_request *req, const rp_aggre
 
 int rp_writer_build(const rp_write_request *req, rp_profile *p)
 {
-    const rp_aggregate *agg = rp_aggregator_tables();
-    if (rp_profile_init(p, req->cfg->aggregate) != 0) {
+    const rp_aggregate *agg = rp_aggregator_tables(req->recording);
+    if (rp_profile_init(p, req->rec.aggregate) != 0) {
         rp_log("cannot write profile: out of memory");
         return -1;
     }
@@ -257,7 +257,7 @@ int rp_writer_build(const rp_write_request *req, rp_profile *p)
     free(frame_map);
     if (rc != 0) {
         rp_profile_free(p);
-        rp_profile_init(p, req->cfg->aggregate);
+        rp_profile_init(p, req->rec.aggregate);
         rp_log("cannot write profile: out of memory");
         return -1;
     }

@@ -13,12 +13,14 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "recording.h"
 #include "sampler.h"
 #include "session.h"
 #include "window.h"
 
 typedef struct rp_write_request {
-    const rp_config *cfg;
+    rp_rec_id recording;     /* whose tables and counters */
+    rp_rec_config rec;       /* its mode, frequency, aggregation */
     const rp_session *session;
     const rp_window *window; /* the stretch of the profile to write */
     rp_sampler_stats stats;  /* counters now */

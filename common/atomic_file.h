@@ -4,7 +4,8 @@
  * Owns: writing through a temporary name in the same directory
  * (PATH.tmp.<pid>, created exclusively so nothing already there is
  * followed or overwritten) and publishing it with rename(), which is
- * atomic; and the mode each kind of file gets:
+ * atomic (a device or a pipe, such as /dev/stdout, is written in place);
+ * and the mode each kind of file gets:
  *   RP_FILE_PRIVATE  0600 (a umask can only narrow it): the agent's
  *                    profiles. They hold the program's command line, paths
  *                    and timings, inside a session directory that is 0700.

@@ -26,10 +26,19 @@ __attribute__((format(printf, 3, 4))) static int fail(char *err, size_t size, co
     return -1;
 }
 
-static long too_large(const rp_gzip_file *f, char *err, size_t size)
+static long too_large(rp_gzip_file *f, char *err, size_t size)
 {
     fail(err, size, "larger than %llu bytes uncompressed", (unsigned long long)f->max_bytes);
+    f->failure = RP_GZ_FAILED_SIZE;
     return RP_GZ_ERROR;
+}
+
+/* The file itself failed (`what`: cannot open / cannot read). Returns -1. */
+static int io_failure(rp_gzip_file *f, char *err, size_t size, const char *what, int e)
+{
+    f->failure = RP_GZ_FAILED_IO;
+    f->failure_errno = e;
+    return fail(err, size, "%s: %s", what, strerror(e));
 }
 
 /* --- the stored bytes (plain files, igzip's input) ------------------------ */
@@ -70,8 +79,11 @@ static long zlib_read(rp_gzip_file *f, char *buf, size_t room, char *err, size_t
     int n = gzread(f->zlib, buf, (unsigned)(room < (1u << 30) ? room : (1u << 30)));
     if (n < 0) {
         const char *msg = gzerror(f->zlib, &zerr);
-        fail(err, size, zerr == Z_ERRNO ? "cannot read: %s" : "corrupt gzip data (%s)",
-             zerr == Z_ERRNO ? strerror(errno) : zlib_message(msg, f->path));
+        if (zerr == Z_ERRNO)
+            io_failure(f, err, size, "cannot read", errno);
+        else
+            fail(err, size, "corrupt gzip data (%s)", zlib_message(msg, f->path));
+        f->failure = zerr == Z_ERRNO ? RP_GZ_FAILED_IO : RP_GZ_FAILED_DATA;
         return RP_GZ_ERROR;
     }
     if (n == 0) {
@@ -79,6 +91,7 @@ static long zlib_read(rp_gzip_file *f, char *buf, size_t room, char *err, size_t
         const char *msg = gzerror(f->zlib, &zerr);
         if (zerr != Z_OK) {
             fail(err, size, "truncated or corrupt gzip data (%s)", zlib_message(msg, f->path));
+            f->failure = RP_GZ_FAILED_DATA;
             return RP_GZ_ERROR;
         }
     }
@@ -136,7 +149,7 @@ static long igzip_read(rp_gzip_file *f, char *buf, size_t room, char *err, size_
     struct inflate_state *s = f->igzip;
     while (!f->done) {
         if (feed(f) != 0) {
-            fail(err, size, "cannot read: %s", strerror(errno));
+            io_failure(f, err, size, "cannot read", errno);
             return RP_GZ_ERROR;
         }
         s->next_out = (uint8_t *)buf;
@@ -164,14 +177,14 @@ static int open_fast(rp_gzip_file *f, char *err, size_t size)
 {
     f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
     if (f->fd < 0)
-        return fail(err, size, "cannot open: %s", strerror(errno));
+        return io_failure(f, err, size, "cannot open", errno);
     f->raw_cap = RAW_CHUNK;
     if (!(f->raw = malloc(f->raw_cap)))
         return fail(err, size, "out of memory");
     /* the first bytes say whether it is gzip */
     while (f->raw_len < 2 && !f->raw_eof)
         if (read_raw(f) < 0)
-            return fail(err, size, "cannot read: %s", strerror(errno));
+            return io_failure(f, err, size, "cannot read", errno);
     if (!gzip_magic(f->raw, f->raw_len))
         return 0; /* plain, served as it is, as zlib does */
     struct inflate_state *s = malloc(sizeof(*s));
@@ -194,7 +207,7 @@ int rp_gzip_file_open(rp_gzip_file *f, const char *path, size_t max_bytes, bool 
         return open_fast(f, err, err_size);
     errno = 0;
     if (!(f->zlib = gzopen(path, "rb")))
-        return fail(err, err_size, "cannot open: %s", strerror(errno ? errno : ENOMEM));
+        return io_failure(f, err, err_size, "cannot open", errno ? errno : ENOMEM);
     gzbuffer(f->zlib, 1 << 17);
     f->how = RP_GZ_ZLIB;
     return 0;
@@ -215,7 +228,7 @@ static long plain_read(rp_gzip_file *f, char *buf, size_t room, char *err, size_
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
-            fail(err, size, "cannot read: %s", strerror(errno));
+            io_failure(f, err, size, "cannot read", errno);
             return RP_GZ_ERROR;
         }
         return n;

@@ -32,6 +32,9 @@ typedef struct rp_gzip_file {
     bool done;
     uint64_t produced, max_bytes;
     const char *path;
+    /* after a failure: what kind, and errno when the file itself failed */
+    enum { RP_GZ_FAILED_IO = 1, RP_GZ_FAILED_DATA, RP_GZ_FAILED_SIZE } failure;
+    int failure_errno;
 } rp_gzip_file;
 
 /* Results of rp_gzip_file_read besides a byte count. */

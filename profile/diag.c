@@ -6,9 +6,16 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+static const char *program = "rperf-analyze";
+
+void rp_diag_set_program(const char *name)
+{
+    program = name;
+}
+
 static void emit(const char *kind, const char *fmt, va_list ap)
 {
-    fprintf(stderr, "rperf-analyze: %s: ", kind);
+    fprintf(stderr, "%s: %s: ", program, kind);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
 }

@@ -1,11 +1,15 @@
 /*
- * profile/diag.h — rperf-analyze's messages on stderr.
+ * profile/diag.h — the profile library's messages on stderr.
  *
- * Owns: the one-line format of errors and warnings ("rperf-analyze:
- * error: FILE: problem").
+ * Owns: the one-line format of errors and warnings ("PROGRAM: error:
+ * FILE: problem"), PROGRAM being rperf-analyze unless the library's user
+ * says otherwise (the Ruby API says rperf).
  */
 #ifndef RPERF_PROFILE_DIAG_H
 #define RPERF_PROFILE_DIAG_H
+
+/* The program named in every message from now on. */
+void rp_diag_set_program(const char *name);
 
 void rp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

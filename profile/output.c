@@ -46,21 +46,24 @@ static int write_stdout(const char *what, bool binary, bool compressed, rp_outpu
     return rc == 0 && err == 0 ? 0 : -1;
 }
 
-static int write_file(const char *path, bool compressed, rp_output_fn write, const void *ctx)
+int rp_output_file(const char *path, rp_file_access access, bool compressed, rp_output_fn write,
+                   const void *ctx)
 {
     rp_atomic_file f;
-    int err = rp_atomic_file_open(&f, path, RP_FILE_SHARED, compressed ? RP_GZIP_DEFAULT : RP_NOT_COMPRESSED);
-    if (err) {
-        rp_error("%s: cannot create: %s", path, strerror(err));
-        return -1;
-    }
+    int err = rp_atomic_file_open(&f, path, access, compressed ? RP_GZIP_DEFAULT : RP_NOT_COMPRESSED);
+    if (err)
+        return err;
     bool written = write(f.out, ctx) == 0;
     err = rp_atomic_file_finish(&f, written);
-    if (!written)
-        rp_error("%s: out of memory", path);
-    else if (err)
+    return !written ? ENOMEM : err;
+}
+
+static int write_file(const char *path, bool compressed, rp_output_fn write, const void *ctx)
+{
+    int err = rp_output_file(path, RP_FILE_SHARED, compressed, write, ctx);
+    if (err)
         rp_error("%s: %s", path, strerror(err));
-    return written && !err ? 0 : -1;
+    return err ? -1 : 0;
 }
 
 int rp_output_to(const char *path, const char *what, bool binary, bool compressed, rp_output_fn write,

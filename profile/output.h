@@ -10,10 +10,17 @@
 #define RPERF_PROFILE_OUTPUT_H
 
 #include "profile.h"
+#include "../common/atomic_file.h"
 #include "encode/format.h"
 
 /* What writes an output: returns 0, or -1 when memory ran out. */
 typedef int (*rp_output_fn)(rp_out *out, const void *ctx);
+
+/* Writes what `write` produces to the file `path` (published whole:
+ * atomic_file.h), gzip-compressed when `compressed`. Returns 0, or an
+ * errno value (ENOMEM when `write` ran out of memory); prints nothing. */
+int rp_output_file(const char *path, rp_file_access access, bool compressed, rp_output_fn write,
+                   const void *ctx);
 
 /* Writes what `write` produces to `path` (NULL: stdout), gzip-compressed
  * when `compressed`; `binary` output is refused on a terminal, naming it

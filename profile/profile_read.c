@@ -38,6 +38,7 @@ int rp_doc_fail(char *err, const char *fmt, ...)
 /* A syntax error of the JSON itself, or `message` for a wrong shape. */
 static int shape_error(struct doc *d, rp_jtok tok, const char *message)
 {
+    d->failure = tok == RP_JT_ERROR ? RP_READ_FAILED_SYNTAX : RP_READ_FAILED_SHAPE;
     if (tok == RP_JT_ERROR) {
         char where[160];
         rp_jr_error(&d->jr, where, sizeof(where));
@@ -56,6 +57,7 @@ static int key_shape_error(struct doc *d, rp_jtok tok, const char *key, const ch
 
 static int out_of_memory(struct doc *d)
 {
+    d->failure = RP_READ_FAILED_MEMORY;
     return rp_doc_fail(d->err, "out of memory");
 }
 
@@ -536,6 +538,20 @@ void rp_profile_reader_free(rp_profile_reader *r)
     free(r);
 }
 
+/* A document's outcome: a failure without a kind of its own is one of shape. */
+static int note_failure(rp_profile_reader *r, int rc)
+{
+    r->failure = rc == 0 ? 0 : r->doc.failure ? r->doc.failure : RP_READ_FAILED_SHAPE;
+    return rc;
+}
+
+rp_read_failure rp_profile_reader_failure(const rp_profile_reader *r, int *errno_out)
+{
+    if (errno_out)
+        *errno_out = r->failure_errno;
+    return (rp_read_failure)r->failure;
+}
+
 /* The reader's document, emptied for `p`: buffers kept, contents gone. */
 static struct doc *begin_document(rp_profile_reader *r, rp_profile *p, char *err)
 {
@@ -543,6 +559,7 @@ static struct doc *begin_document(rp_profile_reader *r, rp_profile *p, char *err
     d->p = p;
     d->err = err;
     d->sample_count = 0;
+    d->failure = 0;
     d->have_samples = false;
     d->label_map_len = 0;
     d->known_count = 0;
@@ -556,11 +573,15 @@ int rp_profile_reader_read_buffer(rp_profile_reader *r, rp_profile *p, const cha
                                   size_t len, char err[RP_READ_ERROR_MAX])
 {
     /* By content, not by name: pprof files (ours, the gem's) too. */
-    if (!starts_like_json(data, len) && rp_pprof_looks_like(data, len))
-        return rp_pprof_read(p, data, len, err);
+    r->failure = 0;
+    if (!starts_like_json(data, len) && rp_pprof_looks_like(data, len)) {
+        int rc = rp_pprof_read(p, data, len, err);
+        r->failure = rc ? RP_READ_FAILED_SHAPE : 0;
+        return rc;
+    }
     struct doc *d = begin_document(r, p, err);
     rp_jr_init(&d->jr, data, len);
-    return read_document(d);
+    return note_failure(r, read_document(d));
 }
 
 /* --- files: JSON streamed, anything else read whole ----------------------- */
@@ -615,13 +636,24 @@ static long read_whole(rp_profile_reader *r, struct source *s, size_t have)
     }
 }
 
+/* The reader's failure for a problem of the file itself. */
+static void file_failure(rp_profile_reader *r, const rp_gzip_file *gz)
+{
+    r->failure = gz->failure == RP_GZ_FAILED_IO     ? RP_READ_FAILED_IO
+                 : gz->failure == RP_GZ_FAILED_DATA ? RP_READ_FAILED_GZIP
+                                                    : RP_READ_FAILED_SHAPE;
+    r->failure_errno = gz->failure_errno;
+}
+
 /* One attempt at the file, with igzip or (`zlib`) with zlib. Returns 0,
  * -1 with the message in err, or RP_GZ_ASK_ZLIB. */
 static int read_file_once(rp_profile_reader *r, rp_profile *p, const char *path, bool zlib,
                           char *err)
 {
     struct source s = {.status = 0};
+    r->failure = r->failure_errno = 0;
     if (rp_gzip_file_open(&s.gz, path, RP_READ_MAX_BYTES, zlib, err, RP_READ_ERROR_MAX) != 0) {
+        file_failure(r, &s.gz);
         rp_gzip_file_close(&s.gz);
         return -1;
     }
@@ -637,21 +669,24 @@ static int read_file_once(rp_profile_reader *r, rp_profile *p, const char *path,
     }
     if (rc == 0 && s.status == 0 && have == 0) {
         rc = rp_doc_fail(err, "empty file");
+        r->failure = RP_READ_FAILED_SYNTAX; /* as JSON.parse("") */
     } else if (rc == 0 && s.status == 0 && starts_like_json(r->whole, have)) {
         struct doc *d = begin_document(r, p, err);
-        rc = rp_jr_init_stream(&d->jr, fill_from_file, &s, r->whole, have) != 0
-                 ? rp_doc_fail(err, "out of memory")
-                 : read_document(d);
+        rc = note_failure(r, rp_jr_init_stream(&d->jr, fill_from_file, &s, r->whole, have) != 0
+                                 ? out_of_memory(d)
+                                 : read_document(d));
         if (rc != 0 && s.status == 0 && RP_VEC_RESERVE(r->whole, r->whole_cap, 1 << 20) == 0)
             drain(&s, r->whole, r->whole_cap);
     } else if (rc == 0 && s.status == 0) {
         long len = read_whole(r, &s, have);
         rc = len < 0 ? -1 : rp_profile_reader_read_buffer(r, p, r->whole, (size_t)len, err);
     }
-    if (s.status == RP_GZ_ASK_ZLIB)
+    if (s.status == RP_GZ_ASK_ZLIB) {
         rc = RP_GZ_ASK_ZLIB;
-    else if (s.status != 0)
+    } else if (s.status != 0) {
         rc = rp_doc_fail(err, "%s", s.err); /* the file's problem, not its syntax */
+        file_failure(r, &s.gz);
+    }
     rp_gzip_file_close(&s.gz);
     return rc;
 }

@@ -35,6 +35,18 @@ int rp_profile_reader_read_file(rp_profile_reader *r, rp_profile *p, const char 
 int rp_profile_reader_read_buffer(rp_profile_reader *r, rp_profile *p, const char *data,
                                   size_t len, char err[RP_READ_ERROR_MAX]);
 
+/* After a failed read with `r`: what kind of problem the file has, and
+ * for RP_READ_IO the errno of opening or reading it. (The Ruby API raises
+ * a different class for each, as the gem's loader does.) */
+typedef enum rp_read_failure {
+    RP_READ_FAILED_IO = 1, /* the file could not be opened or read */
+    RP_READ_FAILED_GZIP,   /* damaged or cut gzip data */
+    RP_READ_FAILED_SYNTAX, /* not JSON (and not pprof) */
+    RP_READ_FAILED_SHAPE,  /* JSON, or pprof, but not a profile of the right shape */
+    RP_READ_FAILED_MEMORY,
+} rp_read_failure;
+rp_read_failure rp_profile_reader_failure(const rp_profile_reader *r, int *errno_out);
+
 /* The same with a reader of their own, for one file. */
 int rp_profile_read_file(rp_profile *p, const char *path, char err[RP_READ_ERROR_MAX]);
 int rp_profile_read_buffer(rp_profile *p, const char *data, size_t len,

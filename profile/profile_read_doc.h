@@ -34,6 +34,7 @@ struct doc {
     rp_profile *p;
     rp_json_reader jr;
     char *err; /* RP_READ_ERROR_MAX bytes */
+    int failure; /* rp_read_failure of the problem in err, or 0 */
     struct pending_sample *samples;
     size_t sample_count, samples_cap;
     bool have_samples;
@@ -56,6 +57,7 @@ struct doc {
  * reader's window and scratch, the document's scratch arrays). */
 struct rp_profile_reader {
     struct doc doc;
+    int failure, failure_errno; /* the last read's (rp_read_failure) */
     char *whole; /* a document that is not streamed (pprof), whole */
     size_t whole_cap;
 };

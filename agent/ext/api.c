@@ -4,18 +4,23 @@
  * Owns: Init_rperf_agent, which Ruby calls when a program requires
  * "rperf" (rperf.rb requires rperf/rperf_agent.so, this extension, built
  * with the agent and installed in the agent's Ruby folder: ruby_lib.h),
- * finding the preloaded core (core_api.h), and the module's methods:
+ * finding the preloaded core (core_api.h), and the module's native methods:
  *   Rperf.label(**labels) { }   labels of the current thread (labels.h)
  *   Rperf.labels                those labels as a Hash
- *   Rperf.profile(**labels) { } labels, and sampling in a deferred process
- *                               (defer.h)
- *   Rperf.snapshot(clear: false) the profile so far as the gem's Hash
- *   Rperf.start(**opts) / Rperf.stop  a window of the agent's profile
- *   Rperf.running?              whether the agent profiles this process
- * The profile the agent writes at exit is never touched by any of them.
- * Where the agent does not profile the process (a fork child it does not
- * follow, say), labels and profile blocks just run their block: code
- * written for the gem never fails because of the agent.
+ *   Rperf.profile(**labels) { } labels, and sampling in a deferred
+ *                               recording (defer.h)
+ *   Rperf.running?              whether anything records this process
+ *   Rperf.snapshot(clear: false) the data so far, as the gem's Hash
+ *   Rperf._session_start(mode, frequency, aggregate, signal, defer) and
+ *   Rperf._session_stop         a session's beginning and end, for
+ *                               rperf.rb's start/stop (which check the
+ *                               options and word their errors as the gem)
+ *   Rperf._session_forked?      a fork child whose parent had a session
+ * They act on the session when one is open (Rperf.start .. stop), else on
+ * the whole-process profile when the agent takes one, else on nothing:
+ * labels and blocks then just run, snapshot is nil and profile raises, as
+ * the gem does when it is not started. The formats (encoders, files) are
+ * formats.c's, the Hash shape profile_hash.c's.
  *
  * Context: Ruby methods — a Ruby thread holding the GVL. They may raise
  * and allocate; they reach the agent only through the core's table.
@@ -29,21 +34,27 @@
 #include "../../profile/profile_write.h"
 #include "../core_api.h"
 #include "../ruby_lib.h"
+#include "formats.h"
 #include "profile_hash.h"
 #include "../ruby_api.h"
 
 /* The sampling core, found at Init (core_api.h). */
 static const rp_core_api *core;
+static bool session_aggregates; /* the open session's aggregate: option */
+
+/* What the methods act on: the session, else the whole-process profile. */
+static bool target(rp_rec_id *id)
+{
+    if (core->session_is_open()) {
+        *id = RP_REC_SESSION;
+        return true;
+    }
+    *id = RP_REC_WHOLE;
+    return core->profiling();
+}
 
 /* Ruby calls it when rperf.rb requires rperf/rperf_agent.so. */
 __attribute__((visibility("default"))) void Init_rperf_agent(void);
-
-/* The window snapshot(clear: true), start and stop see; its start is the
- * profile's beginning until one of them moves it. */
-static rp_window window;
-static bool window_set;  /* else: the whole profile */
-static bool window_open; /* between Rperf.start and Rperf.stop */
-static char *window_output; /* Rperf.start(output:), or NULL */
 
 /* --- labels -------------------------------------------------------------- */
 
@@ -141,17 +152,18 @@ static VALUE end_block(VALUE arg)
     block_scope *s = (block_scope *)arg;
     /* Leaving first: a pause charges the block's last stretch, which must
      * still carry the block's labels. */
-    if (s->profile_block && core->profiling())
+    if (s->profile_block)
         core->defer_leave(s->thread);
     s->thread->label_set = core->labels_release(s->previous);
     return Qnil;
 }
 
-/* The current thread's record, or NULL when the agent does not profile
- * this process (or is out of memory). */
+/* The current thread's record, or NULL when nothing records this process
+ * (or out of memory). */
 static rp_thread *labelled_thread(void)
 {
-    return core->profiling() ? core->current_thread() : NULL;
+    rp_rec_id id;
+    return target(&id) ? core->current_thread() : NULL;
 }
 
 static VALUE labelled(VALUE kw, bool profile_block)
@@ -192,6 +204,9 @@ static VALUE rperf_profile(int argc, VALUE *argv, VALUE self)
     rb_scan_args(argc, argv, ":", &kw);
     if (!rb_block_given_p())
         rb_raise(rb_eArgError, "Rperf.profile requires a block");
+    rp_rec_id id;
+    if (!target(&id))
+        rb_raise(rb_eRuntimeError, "Rperf is not started");
     return labelled(kw, true);
 }
 
@@ -212,45 +227,43 @@ static VALUE rperf_labels(VALUE self)
     return h;
 }
 
-/* --- windows ------------------------------------------------------------- */
+/* --- snapshots and sessions ------------------------------------------------ */
 
-/* The profile of the window as the gem's Hash; moves the window's start to
- * now when `restart`. */
-static VALUE window_data(bool restart, rp_profile *p)
-{
-    if (core->build_window(window_set ? &window : NULL, p) != 0)
-        rb_raise(rb_eNoMemError, "rperf: out of memory building the profile");
-    if (restart && core->open_window(&window) == 0)
-        window_set = true;
-    return rp_profile_hash(p);
-}
+/* The window snapshot(clear: true) moved on to, per recording; a window of
+ * an earlier session or profile means the recording's whole (agent.h). */
+static rp_window window;
+static bool window_set;
 
 struct data_args {
-    bool restart;
-    char *output; /* Rperf.start(output:) at stop, owned; or NULL */
+    rp_rec_id id;
+    bool restart; /* snapshot(clear: true): the next one begins now */
     rp_profile profile;
-    VALUE hash;
 };
 
-/* The window's data, also written to `output` when given. */
 static VALUE data_body(VALUE arg)
 {
     struct data_args *a = (struct data_args *)arg;
-    a->hash = window_data(a->restart, &a->profile);
-    if (a->output) {
-        int err = rp_profile_write_file(&a->profile, a->output, RP_GZIP_FAST);
-        if (err)
-            rb_syserr_fail(err, a->output);
+    const rp_window *from = window_set && window.recording == a->id ? &window : NULL;
+    if (core->build_window(a->id, from, &a->profile) != 0)
+        rb_raise(rb_eNoMemError, "rperf: out of memory building the profile");
+    if (a->restart) {
+        core->free_window(&window);
+        window_set = core->open_window(a->id, &window) == 0;
     }
-    return a->hash;
+    return rp_profile_hash(&a->profile);
 }
 
 static VALUE data_free(VALUE arg)
 {
-    struct data_args *a = (struct data_args *)arg;
-    rp_profile_free(&a->profile);
-    free(a->output);
+    rp_profile_free(&((struct data_args *)arg)->profile);
     return Qnil;
+}
+
+/* Recording `id`'s data as the gem's Hash. */
+static VALUE data_of(rp_rec_id id, bool restart)
+{
+    struct data_args a = {.id = id, .restart = restart};
+    return rb_ensure(data_body, (VALUE)&a, data_free, (VALUE)&a);
 }
 
 /* Rperf.snapshot(clear: false) */
@@ -265,136 +278,90 @@ static VALUE rperf_snapshot(int argc, VALUE *argv, VALUE self)
         if (clear == Qundef)
             clear = Qfalse;
     }
-    if (!core->profiling())
+    rp_rec_id id;
+    if (!target(&id))
         return Qnil;
-    struct data_args a = {.restart = RTEST(clear)};
-    return rb_ensure(data_body, (VALUE)&a, data_free, (VALUE)&a);
-}
-
-/* --- start / stop -------------------------------------------------------- */
-
-enum start_option {
-    OPT_FREQUENCY, OPT_MODE, OPT_OUTPUT, OPT_VERBOSE, OPT_FORMAT, OPT_STAT, OPT_SIGNAL,
-    OPT_AGGREGATE, OPT_DEFER, OPT_INHERIT, OPT_COUNT
-};
-
-static const char *const start_option_names[OPT_COUNT] = {
-    "frequency", "mode", "output", "verbose", "format", "stat", "signal",
-    "aggregate", "defer", "inherit",
-};
-
-static const char *name_of(VALUE v)
-{
-    VALUE s = text_of(v);
-    return StringValueCStr(s);
-}
-
-static const char *inspect_of(VALUE v)
-{
-    VALUE s = rb_inspect(v);
-    return StringValueCStr(s);
-}
-
-/* Options that would change the agent's own configuration are refused,
- * naming both values; verbose, stat, signal and inherit are the agent's
- * business (RPERF_* variables) and are accepted and ignored. */
-static void check_start_options(const VALUE *opt)
-{
     const rp_config *cfg = core->config();
-    if (opt[OPT_MODE] != Qundef && strcmp(name_of(opt[OPT_MODE]), rp_mode_name(cfg->mode)) != 0)
-        rb_raise(rb_eArgError, "Rperf.start(mode: %s) contradicts the agent's RPERF_MODE=%s",
-                 inspect_of(opt[OPT_MODE]), rp_mode_name(cfg->mode));
-    if (opt[OPT_FREQUENCY] != Qundef && NUM2INT(opt[OPT_FREQUENCY]) != cfg->frequency)
-        rb_raise(rb_eArgError,
-                 "Rperf.start(frequency: %s) contradicts the agent's RPERF_FREQUENCY=%d",
-                 inspect_of(opt[OPT_FREQUENCY]), cfg->frequency);
-    if (opt[OPT_AGGREGATE] != Qundef && (bool)RTEST(opt[OPT_AGGREGATE]) != cfg->aggregate)
-        rb_raise(rb_eArgError,
-                 "Rperf.start(aggregate: %s) contradicts the agent's RPERF_AGGREGATE=%d",
-                 RTEST(opt[OPT_AGGREGATE]) ? "true" : "false", cfg->aggregate ? 1 : 0);
-    if (opt[OPT_FORMAT] != Qundef && !NIL_P(opt[OPT_FORMAT]) &&
-        strcmp(name_of(opt[OPT_FORMAT]), "json") != 0)
-        rb_raise(rb_eArgError,
-                 "Rperf.start(format: %s): under the agent only json (.json.gz) is written; "
-                 "convert it with rperf-analyze convert",
-                 inspect_of(opt[OPT_FORMAT]));
-    VALUE out = opt[OPT_OUTPUT];
-    if (out != Qundef && !NIL_P(out)) {
-        const char *path = StringValueCStr(out);
-        size_t len = strlen(path);
-        if (len < 8 || strcmp(path + len - 8, ".json.gz") != 0)
-            rb_raise(rb_eArgError,
-                     "Rperf.start(output: \"%s\"): under the agent only .json.gz is written; "
-                     "convert it with rperf-analyze convert",
-                     path);
-    }
+    bool aggregate = id == RP_REC_SESSION ? session_aggregates : cfg->aggregate;
+    if (!aggregate)
+        rb_raise(rb_eRuntimeError, "snapshot requires aggregate mode (aggregate: true)");
+    return data_of(id, RTEST(clear));
 }
 
-static VALUE rperf_stop(VALUE self);
-
-/* Rperf.start with a block returns what Rperf.stop returned after it. */
-static VALUE stop_after_block(VALUE arg)
+static rp_mode mode_named(VALUE mode)
 {
-    *(VALUE *)arg = rperf_stop(Qnil);
+    const char *name = rb_id2name(SYM2ID(mode));
+    return strcmp(name, "wall") == 0 ? RP_MODE_WALL : RP_MODE_CPU;
+}
+
+/* Rperf._session_start(mode, frequency, aggregate, signal, defer): the
+ * options as rperf.rb checked them; signal -1 for the agent's own. */
+static VALUE rperf_session_start(VALUE self, VALUE mode, VALUE frequency, VALUE aggregate,
+                                 VALUE signal, VALUE defer)
+{
+    (void)self;
+    if (core->session_is_open())
+        rb_raise(rb_eRuntimeError, "Rperf is already running");
+    rp_session_opts o = {
+        .rec = {.mode = mode_named(mode), .frequency = NUM2INT(frequency),
+                .aggregate = RTEST(aggregate), .deferred = RTEST(defer)},
+        .signal = NUM2INT(signal),
+    };
+    core->clear_labels();
+    if (core->session_open(&o) != 0)
+        rb_raise(rb_eRuntimeError, "rperf: cannot start a session (the agent is not running in "
+                                   "this process, or its sampling thread cannot start)");
+    session_aggregates = o.rec.aggregate;
+    core->free_window(&window);
+    window_set = false;
     return Qnil;
 }
 
-/* Rperf.start(**options) { ... } */
-static VALUE rperf_start(int argc, VALUE *argv, VALUE self)
+static VALUE data_of_session(VALUE unused)
 {
-    (void)self;
-    VALUE kw = Qnil, opt[OPT_COUNT];
-    ID ids[OPT_COUNT];
-    rb_scan_args(argc, argv, ":", &kw);
-    for (int i = 0; i < OPT_COUNT; i++) {
-        ids[i] = rb_intern(start_option_names[i]);
-        opt[i] = Qundef;
-    }
-    if (!NIL_P(kw))
-        rb_get_kwargs(kw, ids, 0, OPT_COUNT, opt);
-    if (!core->profiling())
-        return rb_block_given_p() ? (rb_yield_values(0), Qnil) : Qnil;
-    if (window_open)
-        rb_raise(rb_eRuntimeError, "Rperf is already running");
-    check_start_options(opt);
-    if (core->open_window(&window) != 0)
-        rb_raise(rb_eNoMemError, "rperf: out of memory opening a profile window");
-    window_set = window_open = true;
-    free(window_output);
-    window_output = NULL;
-    if (opt[OPT_OUTPUT] != Qundef && !NIL_P(opt[OPT_OUTPUT]))
-        window_output = strdup(StringValueCStr(opt[OPT_OUTPUT]));
-    if (opt[OPT_DEFER] != Qundef && RTEST(opt[OPT_DEFER]))
-        core->defer_set_window(true);
-    if (!rb_block_given_p())
-        return Qnil;
-    VALUE data = Qnil;
-    rb_ensure(run_block, Qnil, stop_after_block, (VALUE)&data);
-    return data;
+    (void)unused;
+    return data_of(RP_REC_SESSION, false);
 }
 
-/* Rperf.stop: the window's data, or nil when no window is open. */
-static VALUE rperf_stop(VALUE self)
+static VALUE close_session(VALUE unused)
+{
+    (void)unused;
+    core->session_close();
+    core->clear_labels();
+    return Qnil;
+}
+
+/* Rperf._session_stop: the session's data, and its end; nil without one. */
+static VALUE rperf_session_stop(VALUE self)
 {
     (void)self;
-    if (!window_open)
+    if (!core->session_is_open())
         return Qnil;
-    window_open = false;
-    struct data_args a = {.restart = false, .output = window_output};
-    window_output = NULL;
-    if (!core->profiling()) {
-        free(a.output);
-        return Qnil;
-    }
-    core->defer_set_window(false);
-    return rb_ensure(data_body, (VALUE)&a, data_free, (VALUE)&a);
+    return rb_ensure(data_of_session, Qnil, close_session, Qnil);
+}
+
+/* Rperf._session_forked?: in a fork child whose parent had a session
+ * open (once). */
+static VALUE rperf_session_forked_p(VALUE self)
+{
+    (void)self;
+    return core->take_session_at_fork() ? Qtrue : Qfalse;
+}
+
+/* Rperf._agent_session_dir: where the whole-process profiles go, or nil. */
+static VALUE rperf_agent_session_dir(VALUE self)
+{
+    (void)self;
+    const char *dir = core->session_dir();
+    return dir ? rb_str_new_cstr(dir) : Qnil;
 }
 
 /* Rperf.running? */
 static VALUE rperf_running_p(VALUE self)
 {
     (void)self;
-    return core->profiling() ? Qtrue : Qfalse;
+    rp_rec_id id;
+    return target(&id) ? Qtrue : Qfalse;
 }
 
 /* --- the module -------------------------------------------------------- */
@@ -443,7 +410,10 @@ void Init_rperf_agent(void)
     rb_define_singleton_method(rperf, "labels", rperf_labels, 0);
     rb_define_singleton_method(rperf, "profile", rperf_profile, -1);
     rb_define_singleton_method(rperf, "snapshot", rperf_snapshot, -1);
-    rb_define_singleton_method(rperf, "start", rperf_start, -1);
-    rb_define_singleton_method(rperf, "stop", rperf_stop, 0);
     rb_define_singleton_method(rperf, "running?", rperf_running_p, 0);
+    rb_define_singleton_method(rperf, "_session_start", rperf_session_start, 5);
+    rb_define_singleton_method(rperf, "_session_stop", rperf_session_stop, 0);
+    rb_define_singleton_method(rperf, "_session_forked?", rperf_session_forked_p, 0);
+    rb_define_singleton_method(rperf, "_agent_session_dir", rperf_agent_session_dir, 0);
+    rp_formats_define(rperf, core);
 }

@@ -4,22 +4,296 @@
 #
 # A program running under the agent (LD_PRELOAD=librperf-agent.so ruby
 # app.rb) finds this folder first on $LOAD_PATH, so `require "rperf"`
-# loads this file, also where the rperf gem is installed. The methods are
-# the agent's own (agent/api.c in the rperf sources) and put their labels
-# into the profiles the agent writes:
+# loads this file, also where the rperf gem is installed. The native
+# methods are the agent's extension (agent/ext/ in the rperf sources: the
+# samples, the labels and every format, on the same code as rperf-analyze);
+# this file is what the gem does around them in Ruby: checking options and
+# wording errors as the gem does, following forked and spawned children
+# into a session directory, and printing and writing at Rperf.stop.
 #
-#   Rperf.label(request: id) { ... }   labels this thread's samples in the block
-#   Rperf.label(tenant: "a")           ... or from now on (nil deletes a key)
-#   Rperf.labels                       # => {request: "42", tenant: "a"}
-#   Rperf.profile(endpoint: "/users") { ... }
-#                                      labels, and with RPERF_DEFER=1 samples
-#                                      only while some thread is in such a block
-#   Rperf.snapshot(clear: false)       the profile so far, as the gem's Hash
-#   Rperf.start(**opts) / Rperf.stop   a window of the profile, returned (and
-#                                      written to output: "x.json.gz") by stop
-#   Rperf.running?                     whether the agent profiles this process
+#   Rperf.start(mode: :wall, frequency: 100, ...) / Rperf.stop  a session
+#   Rperf.start(...) { ... }         the same around a block
+#   Rperf.label(request: id) { ... } labels this thread's samples
+#   Rperf.labels                     # => {request: "42"}
+#   Rperf.profile(endpoint: "/users") { ... }  labels, and with defer: true
+#                                    samples only inside such blocks
+#   Rperf.snapshot(clear: false)     the session's data so far
+#   Rperf.save(path, data, format:) / Rperf.load(path)
+#   Rperf::PProf / Collapsed / Text.encode(data), Rperf.print_stat(data)
 #
-# Middlewares: require "rperf/rack", "rperf/sidekiq", "rperf/active_job".
+# Under the agent's whole-process profile (the default), a session runs
+# inside it with its own options and both keep their own data; without a
+# session the API acts on the whole-process profile. With RPERF_ENABLED=0
+# the agent is dormant until Rperf.start, as the gem is.
+#
+# Middlewares and the viewer: require "rperf/rack", "rperf/sidekiq",
+# "rperf/active_job", "rperf/viewer".
 
 require_relative "rperf/version"
-require_relative "rperf/rperf_agent.so"
+# What start needs to make a session directory, loaded now rather than
+# inside the session, whose profile would show it.
+require "securerandom"
+require "tmpdir"
+
+begin
+  require_relative "rperf/rperf_agent.so"
+rescue LoadError => e
+  raise unless e.message.start_with?("rperf: the agent is not loaded")
+  # No agent in this process (a child that does not preload it, yet was
+  # handed RUBYOPT=-rrperf): the API does what the gem does when it is not
+  # started, and Rperf.start says why it cannot.
+  require_relative "rperf/without_agent"
+  return
+end
+
+module Rperf
+  VM_STATE_LABELS = {
+    1 => ["%GVL", "blocked"], 2 => ["%GVL", "wait"], 3 => ["%GC", "mark"], 4 => ["%GC", "sweep"],
+  }.freeze
+
+  # Settings a forked child's session begins again with, and what stop does.
+  Session = Struct.new(:options, :output, :format, :stat, :verbose, :dir, :root_pid,
+                       :child_output, :saved_env, :forked, keyword_init: true)
+  private_constant :Session
+
+  @session = nil
+  @fork_hook = false
+
+  class << self
+    def start(frequency: 1000, mode: :cpu, output: nil, verbose: false, format: nil, stat: false,
+              signal: nil, aggregate: true, defer: false, inherit: :fork)
+      check_frequency(frequency)
+      raise ArgumentError, "mode must be :cpu or :wall, got #{mode.inspect}" unless %i[cpu wall].include?(mode)
+      raise ArgumentError, "inherit must be :fork, true, or false, got #{inherit.inspect}" unless [true, false, :fork].include?(inherit)
+      signo = signal_number(signal)
+      _session_start(mode, frequency, aggregate, signo, defer)
+      @session = Session.new(
+        options: {frequency: frequency, mode: mode, aggregate: aggregate, signal: signal, defer: defer},
+        output: output, format: format, stat: stat, verbose: verbose || ENV["RPERF_VERBOSE"] == "1",
+      )
+      follow_children(inherit, defer) if inherit
+      return unless block_given?
+
+      begin
+        yield
+      ensure
+        result = stop
+      end
+      result
+    end
+
+    def stop
+      session = @session
+      data = _session_stop
+      return unless data
+
+      @session = nil
+      merged = merge_children(session, data) if session && gathers_children?(session)
+      report(session, merged || data) if session
+      cleanup(session)
+      merged || data
+    end
+
+    def save(path, data, format: nil)
+      _save(path.to_s, data, detect_format(path, format))
+    end
+
+    def load(path)
+      data, version = _load(path)
+      if version.nil?
+        $stderr.puts "rperf: warning: file has no version info (may be from an older rperf)"
+      elsif version != VERSION
+        $stderr.puts "rperf: warning: file was saved by rperf #{version} (current: #{VERSION})"
+      end
+      data
+    end
+
+    def print_stat(data)
+      $stderr.write(_stat_text(data, ENV["RPERF_STAT_REPORT"] == "1", ENV["RPERF_STAT_COMMAND"] || "(unknown)"))
+    end
+
+    # Called in both halves of a fork (Process._fork): in the child the
+    # parent's session goes on (_restart_in_child), the parent notes that
+    # it has children to gather at stop.
+    def _forked(pid)
+      if pid == 0
+        _restart_in_child
+      elsif @session
+        @session.forked = true
+      end
+    end
+
+    # Called in a fork child (Process._fork): the parent's session goes on
+    # here, as its own profile in the session directory, labelled with
+    # this process.
+    def _restart_in_child
+      parent = @session
+      @session = nil
+      return unless _session_forked? && parent&.dir && File.directory?(parent.dir)
+
+      start(**parent.options, inherit: false)
+      @session.dir = parent.dir
+      @session.root_pid = parent.root_pid
+      @session.child_output = File.join(parent.dir, "profile-#{Process.pid}-#{Process.clock_gettime(Process::CLOCK_REALTIME, :nanosecond)}.json.gz")
+      label("%pid": Process.pid.to_s)
+      at_exit { Rperf.stop }
+    end
+
+    private
+
+    def check_frequency(frequency)
+      raise ArgumentError, "frequency must be a positive integer (got #{frequency.inspect})" unless frequency.is_a?(Integer) && frequency > 0
+      raise ArgumentError, "frequency must be <= 10000 (10KHz), got #{frequency}" if frequency > 10_000
+    end
+
+    # nil: the agent's own timer signal; false: a sleeping thread ticks.
+    def signal_number(signal)
+      return -1 if signal.nil?
+      return 0 if signal == false
+      raise ArgumentError, "signal must be nil, false, or an Integer, got #{signal.inspect}" unless signal.is_a?(Integer)
+      if [Signal.list["KILL"], Signal.list["STOP"]].include?(signal)
+        raise ArgumentError, "signal #{signal} (#{Signal.signame(signal)}) cannot be caught; use a different signal"
+      end
+      signal
+    end
+
+    FORMATS = %i[json pprof collapsed text html speedscope].freeze
+    private_constant :FORMATS
+
+    # As the gem reads an output's name: .collapsed, .txt, .json(.gz), else
+    # pprof; a format it does not know is pprof too.
+    def detect_format(path, format)
+      return FORMATS.include?(format.to_sym) ? format.to_sym : :pprof if format
+      case path.to_s
+      when /\.collapsed\z/ then :collapsed
+      when /\.txt\z/ then :text
+      when /\.json(\.gz)?\z/ then :json
+      else :pprof
+      end
+    end
+
+    # --- children -------------------------------------------------------------
+
+    # The session directory of the processes this one starts (forked, and
+    # with inherit: true spawned). As the gem: $RPERF_SESSION_DIR when it is
+    # set (a session of the gem's rperf command: the children write there,
+    # this process does not gather them), else one made here, gathered at
+    # stop. The whole-process profile's own directory is never taken for
+    # it: a child's session there would count the child twice.
+    def follow_children(inherit, defer)
+      preset = ENV["RPERF_SESSION_DIR"]
+      install_fork_hook
+      if preset && !agent_session_dir?(preset)
+        @session.dir = preset
+        return
+      end
+      dir = make_session_dir or return
+      @session.dir = dir
+      @session.root_pid = Process.pid
+      unless preset
+        ENV["RPERF_ROOT_PROCESS"] = Process.pid.to_s
+        ENV["RPERF_SESSION_DIR"] = dir
+        ENV["RPERF_DEFER"] = "1" if defer
+      end
+      follow_spawned(dir) if inherit == true
+    end
+
+    def agent_session_dir?(dir)
+      own = _agent_session_dir
+      own && File.realpath(dir) == File.realpath(own)
+    rescue SystemCallError
+      false
+    end
+
+    SPAWN_ENV = %w[RPERF_ENABLED RPERF_FREQUENCY RPERF_MODE RPERF_SIGNAL RPERF_AGGREGATE
+                   RUBYLIB RUBYOPT _RPERF_SESSION].freeze
+    private_constant :SPAWN_ENV
+
+    # Spawned Ruby programs that preload the agent profile themselves into
+    # the session directory (RPERF_ENABLED=1 and the session's options;
+    # _RPERF_SESSION makes them members of it, child_env.h); RUBYOPT loads
+    # this API in them as the gem's does. Put back at stop.
+    def follow_spawned(dir)
+      opts = @session.options
+      @session.saved_env = SPAWN_ENV.to_h { |k| [k, ENV[k]] }
+      ENV["RPERF_ENABLED"] = "1"
+      ENV["RPERF_FREQUENCY"] = opts[:frequency].to_s
+      ENV["RPERF_MODE"] = opts[:mode].to_s
+      ENV["RPERF_SIGNAL"] = opts[:signal].nil? ? nil : opts[:signal].to_s
+      ENV["RPERF_AGGREGATE"] = opts[:aggregate] ? nil : "0"
+      ENV["RUBYLIB"] = [__dir__, ENV["RUBYLIB"]].compact.join(File::PATH_SEPARATOR)
+      ENV["RUBYOPT"] = "-rrperf #{ENV["RUBYOPT"]}".strip
+      ENV["_RPERF_SESSION"] = "#{Process.pid}:#{dir}"
+    end
+
+    def make_session_dir
+      [ENV["RPERF_TMPDIR"], ENV["XDG_RUNTIME_DIR"], Dir.tmpdir].compact.each do |base|
+        user_dir = File.join(base, "rperf-#{Process.uid}")
+        begin
+          Dir.mkdir(user_dir, 0o700) unless File.directory?(user_dir)
+          st = File.lstat(user_dir)
+          next unless st.directory? && st.owned? && (st.mode & 0o777) == 0o700
+          dir = File.join(user_dir, "rperf-#{Process.pid}-#{SecureRandom.hex(4)}")
+          Dir.mkdir(dir, 0o700)
+          return dir
+        rescue SystemCallError
+          next
+        end
+      end
+      nil
+    end
+
+    def install_fork_hook
+      return if @fork_hook
+
+      @fork_hook = true
+      ::Process.singleton_class.prepend(Module.new do
+        def _fork
+          pid = super
+          Rperf._forked(pid)
+          pid
+        end
+      end)
+    end
+
+    # The root of a session that forked, or whose spawned children wrote
+    # into its directory.
+    def gathers_children?(session)
+      session.dir && session.root_pid == Process.pid &&
+        (session.forked || !Dir.glob(File.join(session.dir, "*.json.gz")).empty?)
+    end
+
+    def merge_children(session, data)
+      merged = File.directory?(session.dir) ? _merge_dir(session.dir, data) : nil
+      warn "rperf: warning: multi-process aggregation failed; writing root process data only" unless merged
+      merged
+    end
+
+    # --- at stop --------------------------------------------------------------
+
+    def report(session, data)
+      $stderr.write(_verbose_text(data)) if session.verbose
+      print_stat(data) if session.stat
+      if session.child_output
+        begin
+          _save(session.child_output, data, :json)
+        rescue SystemCallError
+          # the root may have gone and taken the directory with it
+        end
+      elsif session.output
+        save(session.output, data, format: session.format)
+      end
+    end
+
+    def cleanup(session)
+      ENV.delete("RPERF_SESSION_DIR")
+      ENV.delete("RPERF_ROOT_PROCESS")
+      ENV.delete("RPERF_DEFER")
+      session&.saved_env&.each { |k, v| v.nil? ? ENV.delete(k) : ENV[k] = v }
+      return unless session&.dir && session.root_pid == Process.pid && File.directory?(session.dir)
+
+      require "fileutils"
+      FileUtils.rm_rf(session.dir)
+    end
+  end
+end

@@ -1,7 +1,7 @@
 # The Rack, Sidekiq and ActiveJob middlewares under the agent, without the
 # rperf gem, in a deferred process (RPERF_DEFER=1): every request and job
-# gets its label — Rack paths normalized (/users/123 → /users/:id, UUIDs
-# too), label: :raw and a proc; job: <class> — and time outside them is not
+# gets its label — Rack paths normalized (/users/123 → /users/:id, a UUID
+# → :uuid), label: :raw and a proc; job: <class> — and time outside them is not
 # sampled. The Rack app is a real Rack::Builder stack on Debian's ruby-rack,
 # which scripts/setup unpacks into its cache; without it the test fails.
 . "$(dirname "$0")/lib.sh"
@@ -32,7 +32,7 @@ expect() {
 
 expect endpoint "GET /users" 50
 expect endpoint "GET /users/:id" 200
-expect endpoint "GET /orders/:id/items/:id" 150
+expect endpoint "GET /orders/:uuid/items/:id" 150
 expect raw_endpoint "POST /users/7" 100
 expect route "route-6" 50
 expect job HardJob 100

@@ -11,7 +11,7 @@ f=$(only_profile s)
 ms_of() { awk -v ns="$("$RUBY" "$CHECK" weight "$1" "$2")" 'BEGIN { printf "%.1f", ns / 1e6 }'; }
 near() { awk -v g="$1" -v t="$2" 'BEGIN { exit !(g >= t * 0.9 && g <= t * 1.1) }'; }
 
-for m in "Object#before_clear 200" "Object#after_clear 100" "Object#windowed 300"; do
+for m in "Object#before_clear 200" "Object#after_clear 100" "Object#windowed 450"; do
     set -- $m
     got=$(ms_of "$f" "$1")
     near "$got" "$2" || fail "exit profile: $1 $got ms, truth $2 ms"
@@ -25,6 +25,17 @@ near "$got" 150 || fail "window file: Object#windowed $got ms, truth 150"
 [ "$(ms_of window.json.gz Object#before_clear)" = 0.0 ] || fail "window file holds time from before the window"
 "$ANALYZE" stat window.json.gz >stat.txt || fail "stat of the window file"
 note "window file: Object#windowed $got ms; stat reads it"
+
+# The session wrote pprof in its own mode; the whole-process profile kept
+# its own: cpu at 1000 Hz, where the session's sleep costs nothing.
+"$ANALYZE" report session.pb.gz >session.txt || fail "report of the session's pprof: $(cat session.txt)"
+grep -q "^Total: .* (wall)" session.txt || fail "the session's pprof is not wall mode: $(head -2 session.txt)"
+grep -q "Kernel#sleep" session.txt || fail "the session's sleep is missing: $(cat session.txt)"
+[ "$("$RUBY" "$CHECK" field "$f" mode)" = '"cpu"' ] || fail "the exit profile is not cpu mode"
+[ "$("$RUBY" "$CHECK" field "$f" frequency)" = 1000 ] || fail "the exit profile is not at 1000 Hz"
+sleep_ms=$(ms_of "$f" Kernel#sleep)
+awk -v s="$sleep_ms" 'BEGIN { exit !(s < 5) }' || fail "the exit profile (cpu) charges the sleep: $sleep_ms ms"
+note "session: wall, pprof, with its sleep; exit profile: cpu, sleep $sleep_ms ms"
 
 # A window's edges are exact for the thread that opens and closes it,
 # whenever the ticks fall: at 10 Hz a tick may come up to 100 ms after

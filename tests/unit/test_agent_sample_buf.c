@@ -66,7 +66,7 @@ static int teardown(void **state)
 static rp_capture_result capture(int depth, int64_t weight)
 {
     fake_stack_depth = depth;
-    rp_charge c = {RP_VM_RUNNING, weight};
+    rp_charge c = {RP_VM_RUNNING, weight, 0};
     return rp_sample_buf_capture(7, 0, &c, 1);
 }
 
@@ -76,7 +76,8 @@ static void test_capture_records_stack_and_charges(void **state)
 {
     (void)state;
     fake_stack_depth = 3;
-    rp_charge charges[] = {{RP_VM_GVL_BLOCKED, 100}, {RP_VM_GVL_WAIT, 0}, {RP_VM_GVL_WAIT, 20}};
+    /* the last charge for the second recording (a session) */
+    rp_charge charges[] = {{RP_VM_GVL_BLOCKED, 100, 0}, {RP_VM_GVL_WAIT, 0, 0}, {RP_VM_GVL_WAIT, 20, 1}};
     assert_int_equal(rp_sample_buf_capture(2, 5, charges, 3), RP_CAPTURED);
     rp_sample_buf *b = rp_sample_buf_active();
     /* one stack, two samples (the charge of 0 is left out) */
@@ -90,6 +91,8 @@ static void test_capture_records_stack_and_charges(void **state)
     assert_int_equal(b->samples[1].thread_seq, 2);
     assert_int_equal(b->samples[0].label_set, 5);
     assert_int_equal(b->samples[1].label_set, 5);
+    assert_int_equal(b->samples[0].recording, 0);
+    assert_int_equal(b->samples[1].recording, 1);
     assert_true(b->frames[2] == (VALUE)(0x1000 + 16));
 }
 

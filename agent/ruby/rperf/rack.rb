@@ -8,19 +8,23 @@
 #   use Rperf::RackMiddleware, label: ->(env) { env["HTTP_X_ROUTE"] }
 #
 # By default the path is normalized so that one route is one label value:
-# path segments that are numbers or UUIDs become ":id". The request runs in
-# an Rperf.profile block, so with RPERF_DEFER=1 only requests are sampled.
+# path segments that are numbers become ":id", UUIDs ":uuid" (as the gem
+# does). The request runs in an Rperf.profile block, so with RPERF_DEFER=1
+# only requests are sampled.
 
 require_relative "../rperf"
 
 class Rperf::RackMiddleware
-  ID_SEGMENT = %r{(?<=/)(?:\d+|\h{8}-\h{4}-\h{4}-\h{4}-\h{12})(?=/|\z)}
-  private_constant :ID_SEGMENT
+  NUMBER_SEGMENT = %r{(?<=/)\d+(?=/|\z)}
+  UUID_SEGMENT = %r{(?<=/)\h{8}-\h{4}-\h{4}-\h{4}-\h{12}(?=/|\z)}
+  private_constant :NUMBER_SEGMENT, :UUID_SEGMENT
 
-  # "/users/123/posts/9" → "/users/:id/posts/:id"
+  # "/users/123/posts/9" → "/users/:id/posts/:id"; a UUID → ":uuid"
   def self.normalize_path(path)
     path = "/" if path.nil? || path.empty?
-    path.match?(/\d/) ? path.gsub(ID_SEGMENT, ":id") : path
+    return path unless path.match?(/\d/)
+
+    path.gsub(UUID_SEGMENT, ":uuid").gsub(NUMBER_SEGMENT, ":id")
   end
 
   def initialize(app, label_key: :endpoint, label: nil)

@@ -18,7 +18,7 @@ require "rperf/sidekiq"
 def check(what, ok) = ok || raise(what)
 
 check("normalize", Rperf::RackMiddleware.normalize_path("/users/123/posts/9") == "/users/:id/posts/:id")
-check("uuid", Rperf::RackMiddleware.normalize_path("/o/550e8400-e29b-41d4-a716-446655440000") == "/o/:id")
+check("uuid", Rperf::RackMiddleware.normalize_path("/o/550e8400-e29b-41d4-a716-446655440000") == "/o/:uuid")
 check("words kept", Rperf::RackMiddleware.normalize_path("/v2/abc123/x") == "/v2/abc123/x")
 check("empty path", Rperf::RackMiddleware.normalize_path("") == "/")
 

@@ -1,8 +1,9 @@
-# tests/e2e/api/windows.rb — Rperf.snapshot(clear:) and Rperf.start/stop
-# under the agent: the gem 0.9 Hash shape, windows covering their own
-# stretch only, start's checks against the agent's configuration, and the
-# output file. The profile written at exit still has everything
-# (api_windows.sh checks that).
+# tests/e2e/api/windows.rb — Rperf.snapshot(clear:) and sessions
+# (Rperf.start/stop) inside the agent's whole-process profile: the gem 0.9
+# Hash shape, windows covering their own stretch only, a session with its
+# own mode, rate and aggregation beside the process's, its output file,
+# and the gem's errors for bad options. The profile written at exit still
+# has everything, as its own configuration says (api_windows.sh checks it).
 require "rperf"
 require "cpu_burn"
 
@@ -68,12 +69,39 @@ check("output written", File.size?("window.json.gz"))
 check("stop again", Rperf.stop.nil?)
 check("block form returns stop's data", near(ms(Rperf.start { windowed }), 150))
 
-{{mode: :wall} => "RPERF_MODE=cpu", {frequency: 99} => "RPERF_FREQUENCY=1000",
- {output: "x.pb.gz"} => ".json.gz"}.each do |opts, text|
+# A session of its own inside the whole-process cpu profile at 1000 Hz:
+# wall time at 100 Hz, raw samples, written as pprof.
+def sleeper = sleep(0.2)
+raw = Rperf.start(mode: :wall, frequency: 100, aggregate: false, output: "session.pb.gz") do
+  windowed
+  sleeper
+end
+check("session mode", raw[:mode] == :wall)
+check("session frequency", raw[:frequency] == 100)
+check("session raw samples", raw[:raw_samples].is_a?(Array) && raw[:aggregated_samples].is_a?(Array))
+# 350 ms at 100 Hz: about 35 ticks (the rate is the session's, not 1000 Hz)
+check("session rate: #{raw[:sampling_count]} samples in 350 ms", raw[:sampling_count].between?(15, 45))
+wall_ms = raw[:raw_samples].sum { |_, w| w } / 1e6
+check("session weights are wall time: #{wall_ms} ms", near(wall_ms, 350))
+blocked = raw[:raw_samples].sum do |_, w, _, ls|
+  raw[:label_sets] && raw[:label_sets][ls][:"%GVL"] == "blocked" ? w : 0
+end / 1e6
+check("the sleep is GVL blocked in the session: #{blocked} ms", near(blocked, 200))
+check("pprof written", File.binread("session.pb.gz", 2) == "\x1f\x8b".b)
+check("whole profile still cpu", Rperf.snapshot[:mode] == :cpu && Rperf.snapshot[:frequency] == 1000)
+
+# The gem's words for bad options.
+{{frequency: 0} => "frequency must be a positive integer (got 0)",
+ {frequency: 10_001} => "frequency must be <= 10000 (10KHz), got 10001",
+ {mode: :fast} => "mode must be :cpu or :wall, got :fast",
+ {inherit: :spawn} => "inherit must be :fork, true, or false, got :spawn",
+ {signal: "9"} => "signal must be nil, false, or an Integer, got \"9\"",
+ {signal: 9} => "signal 9 (KILL) cannot be caught; use a different signal"}.each do |opts, text|
   Rperf.start(**opts)
   raise "start(#{opts}) did not raise"
 rescue ArgumentError => e
-  check("start(#{opts}): #{e.message}", e.message.include?(text) && e.message.include?(opts.values.first.to_s))
+  check("start(#{opts}): #{e.message}", e.message == text)
 end
+check("nothing left open", Rperf.stop.nil?)
 check("running?", Rperf.running? == true)
 puts "windows.rb ok"
