@@ -48,11 +48,12 @@ void rp_json_end_object(rp_json *j) { close_container(j, '}'); }
 void rp_json_begin_array(rp_json *j) { open_container(j, '['); }
 void rp_json_end_array(rp_json *j) { close_container(j, ']'); }
 
-/* Printable ASCII other than '"' and '\\' (and, for HTML, '<', '>' and
- * '&'): written as it is. */
+/* Printable ASCII other than '"' and '\\' (and, for HTML, '<' and '&'):
+ * written as it is. With '<' escaped (but in "</", written "<\/") no tag
+ * and no comment can begin, so '>' may stay. */
 static bool is_plain(unsigned char c, bool html_safe)
 {
-    if (html_safe && (c == '<' || c == '>' || c == '&'))
+    if (html_safe && (c == '<' || c == '&'))
         return false;
     return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
 }
@@ -83,7 +84,12 @@ static void write_escaped(rp_out *out, const char *str, size_t len, bool html_sa
             esc = "\\t";
         else if (c == '\r')
             esc = "\\r";
-        else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+        else if (c == '<' && i + 1 < len && s[i + 1] == '/') {
+            /* "</" as "<\/": no end tag for the HTML parser, the same
+             * characters for JSON (the form pages and their tests expect) */
+            esc = "<\\/";
+            seq = 2;
+        } else if (c < 0x20 || c == '<' || c == '&') {
             memcpy(ubuf, "\\u00", 4);
             ubuf[4] = hex[c >> 4];
             ubuf[5] = hex[c & 15];

@@ -5,8 +5,9 @@
  * writers that stream large documents without building them in memory.
  * Strings are written as valid UTF-8: bytes that are not are replaced by
  * U+FFFD, so any reader (jansson, Ruby's JSON) accepts the file. With
- * html_safe, '<', '>' and '&' are written as \u escapes, so the document
- * can sit inside an HTML <script> element whatever its strings say.
+ * html_safe, '<' and '&' are written as \u escapes ("</" as "<\/"),
+ * so the document can sit inside an HTML <script> element whatever its
+ * strings say.
  */
 #ifndef RPERF_COMMON_JSON_WRITER_H
 #define RPERF_COMMON_JSON_WRITER_H

@@ -50,7 +50,8 @@ static void test_strings_are_escaped(void **state)
     free(text);
 }
 
-/* In an HTML page's <script> element, nothing may close the element. */
+/* In an HTML page's <script> element, nothing may close the element or
+ * open a comment: "</" is written "<\/", any other '<' escaped. */
 static void test_html_safe_strings(void **state)
 {
     (void)state;
@@ -62,13 +63,13 @@ static void test_html_safe_strings(void **state)
             rp_json_init(&j, out);
             j.html_safe = html;
             rp_json_begin_object(&j);
-            rp_json_member_cstring(&j, "</script>", "a<b>&c");
+            rp_json_member_cstring(&j, "</script>", "a<b>&c<!--");
             rp_json_end_object(&j);
         });
         *(html ? &safe : &plain) = text;
     }
-    assert_string_equal(plain, "{\"</script>\":\"a<b>&c\"}");
-    assert_string_equal(safe, "{\"\\u003c/script\\u003e\":\"a\\u003cb\\u003e\\u0026c\"}");
+    assert_string_equal(plain, "{\"</script>\":\"a<b>&c<!--\"}");
+    assert_string_equal(safe, "{\"<\\/script>\":\"a\\u003cb>\\u0026c\\u003c!--\"}");
     free(plain);
     free(safe);
 }
