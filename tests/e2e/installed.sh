@@ -28,6 +28,8 @@ PATH="$(dirname "$RUBY"):$PATH" "$bin" record -o p.json.gz "$RUBY" app.rb >rec.o
 "$(dirname "$bin")/rperf-analyze" report --by endpoint p.json.gz >by.txt || fail "report --by"
 grep -q "GET /items/:id" by.txt || fail "label missing: $(cat by.txt)"
 note "installed in $lib: $(grep 'GET /items' by.txt | sed 's/^ *//')"
+"$bin" help >manual.txt && grep -q "^DIAGNOSING COMMON PERFORMANCE PROBLEMS$" manual.txt \
+    || fail "the installed rperf has no manual: $(head -3 manual.txt)"
 
 # One version everywhere: meson.build's, as the command, the analyzer, the
 # Ruby API and the profile file each state it.

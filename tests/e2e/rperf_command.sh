@@ -68,16 +68,53 @@ grep -q "^Total: " printed.txt || fail "record -p prints no report"
 rc=0; "$RPERF" stat "$RUBY" -e 'Process.kill(:KILL, $$)' >/dev/null 2>&1 || rc=$?
 [ "$rc" = 137 ] || fail "killed command: exit status $rc, expected 137"
 
-# bad options: exit 2, usage, command not run
-for args in "-f 0" "-f abc" "-m gpu" "--format svg" "--bogus" "--signal x"; do
-    rc=0
-    # shellcheck disable=SC2086
-    "$RPERF" record $args "$RUBY" -e 'File.write("ran.marker", "")' >/dev/null 2>err.txt || rc=$?
-    [ "$rc" = 2 ] || fail "record $args: exit status $rc, expected 2"
-    [ ! -e ran.marker ] || fail "record $args: the command ran"
-    grep -q "^rperf: " err.txt || fail "record $args: no message"
+# bad options: exit 2, the command not run, the rperf gem's words
+bad() {
+    local want=$1 rc=0
+    shift
+    "$RPERF" "$@" "$RUBY" -e 'File.write("ran.marker", "")' >/dev/null 2>err.txt || rc=$?
+    [ "$rc" = 2 ] || fail "$*: exit status $rc, expected 2"
+    [ ! -e ran.marker ] || fail "$*: the command ran"
+    grep -qF -- "$want" err.txt || fail "$*: expected '$want', got: $(cat err.txt)"
+}
+bad "frequency must be a positive integer (got 0)" stat -f 0
+bad "frequency must be <= 10000 (10KHz), got 99999" record -f 99999
+bad "invalid argument: --frequency abc" record -f abc
+bad "invalid argument: --mode gpu" record -m gpu
+bad "--format must be json, pprof" record --format svg
+bad "invalid option: --bogus" record --bogus
+bad "Usage: rperf record" record --bogus
+bad "--signal must be a signal number or 'false'" record --signal x
+bad "signal 9 (KILL) cannot be caught" record --signal 9
+for cmd in record stat exec; do
+    rc=0; "$RPERF" "$cmd" >/dev/null 2>err.txt || rc=$?
+    [ "$rc" = 2 ] && grep -q "^No command specified\.$" err.txt || fail "$cmd without a command: exit $rc, $(cat err.txt)"
 done
-rc=0; "$RPERF" >/dev/null 2>&1 || rc=$?; [ "$rc" = 2 ] || fail "no command: exit $rc"
-rc=0; "$RPERF" stat >/dev/null 2>&1 || rc=$?; [ "$rc" = 2 ] || fail "stat without a command: exit $rc"
-"$RPERF" --version | grep -q "^rperf [0-9]" || fail "--version"
-note "rperf front end: statuses passed through, formats by extension, bad options refused"
+rc=0; "$RPERF" >/dev/null 2>err.txt || rc=$?
+[ "$rc" = 2 ] && grep -q "^Usage: rperf" err.txt || fail "no subcommand: exit $rc, $(cat err.txt)"
+rc=0; "$RPERF" bogus >/dev/null 2>err.txt || rc=$?
+[ "$rc" = 2 ] && grep -q 'Unknown subcommand: "bogus"' err.txt || fail "unknown subcommand: exit $rc, $(cat err.txt)"
+
+# help, usage and version
+# (each into a file: grep -q leaving a pipe early would fail it under pipefail)
+"$RPERF" -v >out.txt && grep -q "^rperf [0-9]*\.[0-9]*\.[0-9]*$" out.txt || fail "-v: $(cat out.txt)"
+"$RPERF" --version >out.txt && grep -q "^rperf [0-9]" out.txt || fail "--version"
+"$RPERF" -h >out.txt && grep -q "^Usage: rperf record" out.txt || fail "-h: $(cat out.txt)"
+"$RPERF" help >manual.txt || fail "help"
+for section in OVERVIEW "CLI USAGE" "RUBY API" "PROFILING MODES" "OUTPUT FORMATS" "VM STATE LABELS" \
+    "INTERPRETING RESULTS" "DIAGNOSING COMMON PERFORMANCE PROBLEMS"; do
+    grep -q "^$section$" manual.txt || fail "the manual has no $section section"
+done
+"$RPERF" record -h >out.txt && grep -q -- "--frequency" out.txt || fail "record -h"
+"$RPERF" stat -h >out.txt && grep -q -- "--report" out.txt || fail "stat -h"
+"$RPERF" diff -h >out.txt && grep -q -- "--top" out.txt || fail "diff -h"
+
+# report and diff: files that are missing, and diff --top BASE TARGET
+rc=0; "$RPERF" report --top missing.json.gz >/dev/null 2>err.txt || rc=$?
+[ "$rc" = 1 ] && grep -q "^File not found: missing.json.gz$" err.txt || fail "report of a missing file: exit $rc, $(cat err.txt)"
+rc=0; "$RPERF" diff --top rperf.json.gz missing.pb.gz >/dev/null 2>err.txt || rc=$?
+[ "$rc" = 1 ] && grep -q "^File not found: missing.pb.gz$" err.txt || fail "diff of a missing file: exit $rc, $(cat err.txt)"
+"$RPERF" record -o base.json.gz "$RUBY" -e 'def a = 20_000.times { 1 + 1 }; 50.times { a }' 2>/dev/null
+"$RPERF" diff --top base.json.gz rperf.json.gz >diff.txt || fail "diff --top BASE TARGET: $(cat diff.txt)"
+grep -q "^ Flat" diff.txt || fail "diff --top prints no table: $(cat diff.txt)"
+note "rperf front end: statuses passed through, formats by extension, the gem's words for bad options, help and manual"
