@@ -242,6 +242,26 @@ static VALUE rperf_load(VALUE self, VALUE path)
 
 /* --- summaries ----------------------------------------------------------- */
 
+/* The command the summary names: RPERF_STAT_COMMAND when the program (or
+ * `rperf stat`) set it, as the gem does; else the recorded command line;
+ * else the gem's "(unknown)". */
+static void set_command(rp_profile *p, VALUE command)
+{
+    rp_meta *m = &p->meta;
+    if (!RB_TYPE_P(command, T_STRING)) {
+        if (m->command_len > 0)
+            return;
+        command = rb_str_new_cstr("(unknown)");
+    }
+    uint32_t *words = malloc(sizeof(uint32_t));
+    if (!words)
+        return;
+    free(m->command);
+    m->command = words;
+    m->command_len = 0;
+    m->command[m->command_len++] = rp_profile_string(p, RSTRING_PTR(command), (size_t)RSTRING_LEN(command));
+}
+
 /* The process's facts now, for what `p` lacks: the gem's stat prints them
  * from the process that prints. */
 static void add_missing_facts(rp_profile *p, VALUE command)
@@ -266,8 +286,7 @@ static void add_missing_facts(rp_profile *p, VALUE command)
     if (m->ruby_version == RP_IDX_NONE && facts.meta.ruby_version != RP_IDX_NONE)
         m->ruby_version = rp_profile_cstring(p, rp_profile_str(&facts, facts.meta.ruby_version));
     rp_profile_free(&facts);
-    if (m->command_len == 0 && RB_TYPE_P(command, T_STRING) && (m->command = malloc(sizeof(uint32_t))))
-        m->command[m->command_len++] = rp_profile_string(p, RSTRING_PTR(command), (size_t)RSTRING_LEN(command));
+    set_command(p, command);
 }
 
 typedef struct stat_job {

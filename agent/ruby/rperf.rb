@@ -109,7 +109,7 @@ module Rperf
     end
 
     def print_stat(data)
-      $stderr.write(_stat_text(data, ENV["RPERF_STAT_REPORT"] == "1", ENV["RPERF_STAT_COMMAND"] || "(unknown)"))
+      $stderr.write(_stat_text(data, ENV["RPERF_STAT_REPORT"] == "1", ENV["RPERF_STAT_COMMAND"]))
     end
 
     # Called in both halves of a fork (Process._fork): in the child the
