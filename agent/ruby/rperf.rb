@@ -71,6 +71,7 @@ module Rperf
         options: {frequency: frequency, mode: mode, aggregate: aggregate, signal: signal, defer: defer},
         output: output, format: format, stat: stat, verbose: verbose || ENV["RPERF_VERBOSE"] == "1",
       )
+      @session.saved_env = SESSION_ENV.to_h { |k| [k, ENV[k]] }
       follow_children(inherit, defer) if inherit
       return unless block_given?
 
@@ -132,11 +133,7 @@ module Rperf
       return unless _session_forked? && parent&.dir && File.directory?(parent.dir)
 
       start(**parent.options, inherit: false)
-      @session.dir = parent.dir
-      @session.root_pid = parent.root_pid
-      @session.child_output = File.join(parent.dir, "profile-#{Process.pid}-#{Process.clock_gettime(Process::CLOCK_REALTIME, :nanosecond)}.json.gz")
-      label("%pid": Process.pid.to_s)
-      at_exit { Rperf.stop }
+      become_member(parent.dir, parent.root_pid)
     end
 
     private
@@ -205,25 +202,78 @@ module Rperf
       false
     end
 
+    # The variables a session sets for its children, put back at stop as
+    # they were at start (the whole-process profile's children still need
+    # its RPERF_SESSION_DIR).
+    SESSION_ENV = %w[RPERF_SESSION_DIR RPERF_ROOT_PROCESS RPERF_DEFER].freeze
+    private_constant :SESSION_ENV
+
     SPAWN_ENV = %w[RPERF_ENABLED RPERF_FREQUENCY RPERF_MODE RPERF_SIGNAL RPERF_AGGREGATE
-                   RUBYLIB RUBYOPT _RPERF_SESSION].freeze
+                   RUBYLIB RUBYOPT _RPERF_SESSION _RPERF_API_SESSION].freeze
     private_constant :SPAWN_ENV
 
-    # Spawned Ruby programs that preload the agent profile themselves into
-    # the session directory (RPERF_ENABLED=1 and the session's options;
-    # _RPERF_SESSION makes them members of it, child_env.h); RUBYOPT loads
-    # this API in them as the gem's does. Put back at stop.
+    # Spawned Ruby programs that preload the agent follow the session; RUBYOPT
+    # loads this API in them as the gem's does. Put back at stop.
     def follow_spawned(dir)
-      opts = @session.options
-      @session.saved_env = SPAWN_ENV.to_h { |k| [k, ENV[k]] }
+      SPAWN_ENV.each { |k| @session.saved_env[k] = ENV[k] }
       ENV["RPERF_ENABLED"] = "1"
+      ENV["RUBYLIB"] = [__dir__, ENV["RUBYLIB"]].compact.join(File::PATH_SEPARATOR)
+      ENV["RUBYOPT"] = "-rrperf #{ENV["RUBYOPT"]}".strip
+      if _agent_session_dir
+        join_in_spawned(dir)
+      else
+        profile_spawned(dir)
+      end
+    end
+
+    # A dormant agent: the children's whole-process profiles are the
+    # session's (its options; _RPERF_SESSION makes them members of its
+    # directory, child_env.h).
+    def profile_spawned(dir)
+      opts = @session.options
       ENV["RPERF_FREQUENCY"] = opts[:frequency].to_s
       ENV["RPERF_MODE"] = opts[:mode].to_s
       ENV["RPERF_SIGNAL"] = opts[:signal].nil? ? nil : opts[:signal].to_s
       ENV["RPERF_AGGREGATE"] = opts[:aggregate] ? nil : "0"
-      ENV["RUBYLIB"] = [__dir__, ENV["RUBYLIB"]].compact.join(File::PATH_SEPARATOR)
-      ENV["RUBYOPT"] = "-rrperf #{ENV["RUBYOPT"]}".strip
       ENV["_RPERF_SESSION"] = "#{Process.pid}:#{dir}"
+    end
+
+    # Under the whole-process profile the children keep theirs (in its
+    # directory, with its options) and open a session of this one's options
+    # as they load this file (_join_spawning_session), written into its
+    # directory at exit.
+    def join_in_spawned(dir)
+      opts = @session.options
+      ENV["_RPERF_API_SESSION"] = [Process.pid, opts[:mode], opts[:frequency], opts[:aggregate] ? 1 : 0,
+                                   opts[:defer] ? 1 : 0, dir].join(":")
+    end
+
+    public
+
+    # In a spawned child, as this file loads: the session of the program
+    # that spawned it (join_in_spawned) goes on here until exit.
+    def _join_spawning_session(value)
+      root, mode, frequency, aggregate, defer, dir = value.split(":", 6)
+      return if root.to_i == Process.pid || !dir || !File.directory?(dir)
+
+      start(mode: mode.to_sym, frequency: frequency.to_i, aggregate: aggregate == "1", defer: defer == "1",
+            inherit: false)
+      install_fork_hook
+      become_member(dir, root.to_i)
+    rescue ArgumentError, SystemCallError
+      nil
+    end
+
+    private
+
+    # The session just opened here is a member of `dir`'s: written there at
+    # exit, labelled with this process, gathered by the root.
+    def become_member(dir, root_pid)
+      @session.dir = dir
+      @session.root_pid = root_pid
+      @session.child_output = File.join(dir, "profile-#{Process.pid}-#{Process.clock_gettime(Process::CLOCK_REALTIME, :nanosecond)}.json.gz")
+      label("%pid": Process.pid.to_s)
+      at_exit { Rperf.stop }
     end
 
     def make_session_dir
@@ -286,9 +336,6 @@ module Rperf
     end
 
     def cleanup(session)
-      ENV.delete("RPERF_SESSION_DIR")
-      ENV.delete("RPERF_ROOT_PROCESS")
-      ENV.delete("RPERF_DEFER")
       session&.saved_env&.each { |k, v| v.nil? ? ENV.delete(k) : ENV[k] = v }
       return unless session&.dir && session.root_pid == Process.pid && File.directory?(session.dir)
 
@@ -297,3 +344,6 @@ module Rperf
     end
   end
 end
+
+# A spawned child of a session, under the whole-process profile.
+Rperf._join_spawning_session(ENV["_RPERF_API_SESSION"]) if ENV["_RPERF_API_SESSION"]
