@@ -17,9 +17,11 @@ function check(ok, what) {
   if (!ok) failures++;
 }
 
-// Opens a 1280x900 page in VIEWER_CHROMIUM allowed to load `files` only.
-async function openBrowser(files) {
-  const allowed = new Set(files.map((f) => 'file://' + f));
+// Opens a 1280x900 page in VIEWER_CHROMIUM allowed to load `files` and
+// what `origins` (e.g. http://127.0.0.1:4567) serve, nothing else.
+async function openBrowser(files, origins = []) {
+  const fileUrls = new Set(files.map((f) => 'file://' + f));
+  const allowed = { has: (url) => fileUrls.has(url) || origins.some((o) => url.startsWith(o + '/')) };
   const browser = await puppeteer.launch({
     executablePath: env('VIEWER_CHROMIUM'), headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],

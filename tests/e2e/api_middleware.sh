@@ -7,11 +7,8 @@
 . "$(dirname "$0")/lib.sh"
 API="$RPERF_TEST_SRC/tests/e2e/api"
 
-cache=${RPERF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rperf}
-rack_lib=$(ls -d "$cache"/ruby-rack/usr/share/rubygems-integration/all/gems/rack-*/lib 2>/dev/null |
-    head -n 1 || true)
-[ -n "$rack_lib" ] || fail "Debian's ruby-rack is not unpacked in $cache/ruby-rack (scripts/setup does it)"
-RACK_LIB=$rack_lib RPERF_DEFER=1 profiled s "$RUBY" "$API/middleware.rb" >out.txt 2>err.txt \
+find_rack_lib
+RPERF_DEFER=1 profiled s "$RUBY" "$API/middleware.rb" >out.txt 2>err.txt \
     || fail "middleware.rb failed: $(cat err.txt)"
 grep -q "middleware.rb ok" out.txt || fail "middleware.rb did not finish: $(cat out.txt err.txt)"
 grep -q "^rack: Rack [0-9]" out.txt || fail "the Rack stack that ran is not Debian's Rack: $(grep '^rack:' out.txt)"

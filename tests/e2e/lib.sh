@@ -63,6 +63,16 @@ note() {
     echo "# $*"
 }
 
+# Exports RACK_LIB: the lib folder of Debian's ruby-rack, which
+# scripts/setup unpacks into its cache; without it the test fails.
+find_rack_lib() {
+    local cache=${RPERF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rperf}
+    RACK_LIB=$(ls -d "$cache"/ruby-rack/usr/share/rubygems-integration/all/gems/rack-*/lib 2>/dev/null |
+        head -n 1 || true)
+    [ -n "$RACK_LIB" ] || fail "Debian's ruby-rack is not unpacked in $cache/ruby-rack (scripts/setup does it)"
+    export RACK_LIB
+}
+
 # profiled SESSION_DIR CMD...: runs CMD with the agent, quietly, writing
 # into SESSION_DIR. Extra RPERF_* settings come from the environment.
 profiled() {

@@ -77,7 +77,7 @@ class Rperf::Viewer
     when "/" then index
     when "/snapshots" then json(snapshot_list)
     when %r{\A/snapshots/(\d+)\z} then with_snapshot($1.to_i) { |s| json(snapshot_detail(s)) }
-    when %r{\A/snapshots/(\d+)/\z} then with_snapshot($1.to_i) { |s| html(Rperf._encode(s[:data], :html)) }
+    when %r{\A/snapshots/(\d+)/\z} then with_snapshot($1.to_i) { |s| page(s) }
     else not_found
     end
   end
@@ -97,12 +97,20 @@ class Rperf::Viewer
 
   def html(body) = [200, HTML_HEADERS.dup, [body]]
 
+  # Data handed to add_snapshot that is not a profile is said in the
+  # answer, not raised into the server.
+  def page(entry)
+    html(Rperf._encode(entry[:data], :html))
+  rescue ArgumentError, TypeError => e
+    [500, {"content-type" => "text/plain; charset=utf-8", "x-content-type-options" => "nosniff"}, ["snapshot #{entry[:id]} cannot be drawn: #{e.message}"]]
+  end
+
   def json(value)
     [200, {"content-type" => "application/json; charset=utf-8", "x-content-type-options" => "nosniff",
            "cache-control" => "no-store"}, [JSON.generate(value)]]
   end
 
-  def not_found(what = "Not Found") = [404, {"content-type" => "text/plain"}, [what]]
+  def not_found(what = "Not Found") = [404, {"content-type" => "text/plain", "x-content-type-options" => "nosniff"}, [what]]
 
   def with_snapshot(id)
     entry = @mutex.synchronize { @snapshots.find { |s| s[:id] == id } }
