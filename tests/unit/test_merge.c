@@ -155,6 +155,55 @@ static void test_merging_with_a_label(void **state)
     rp_profile_free(&a);
 }
 
+/* The loader's way with a time window: every file prepared as it is read,
+ * only the wanted ones committed once all are read. The result is the
+ * one-step merge of those files: a file prepared and dropped adds nothing
+ * but unused table entries. */
+static void test_committing_later_is_merging_at_once(void **state)
+{
+    (void)state;
+    rp_profile at_once, later, child, root, unwanted;
+    char err[RP_MERGE_ERROR_MAX];
+    make_process(&child, 2, 200, 50, "2");
+    make_process(&root, 1, 100, 80, "1");
+    make_process(&unwanted, 3, 10, 5, "3");
+    add_sample(&unwanted, 1000, 1, 0, "u.rb|Unwanted#work", NULL);
+    assert_int_equal(rp_profile_init(&at_once, true), 0);
+    assert_int_equal(rp_merge_into(&at_once, &child, 0, true, err), 0);
+    assert_int_equal(rp_merge_into(&at_once, &root, 1, true, err), 0);
+
+    assert_int_equal(rp_profile_init(&later, true), 0);
+    rp_merge_pending pending[3];
+    assert_int_equal(rp_merge_prepare(&later, &child, true, &pending[0]), 0);
+    assert_int_equal(rp_merge_prepare(&later, &unwanted, true, &pending[1]), 0);
+    assert_int_equal(rp_merge_prepare(&later, &root, true, &pending[2]), 0);
+    assert_int_equal(later.samples.count, 0);
+    assert_int_equal(rp_merge_commit(&later, &pending[0], 0, NULL, NULL, err), 0);
+    assert_int_equal(rp_merge_commit(&later, &pending[2], 1, NULL, NULL, err), 0);
+    for (int i = 0; i < 3; i++)
+        rp_merge_pending_free(&pending[i]);
+
+    assert_int_equal(later.meta.process_count, 2);
+    assert_int_equal(later.meta.pid, 1);
+    assert_int_equal(later.meta.duration_ns, at_once.meta.duration_ns);
+    assert_int_equal(later.meta.trigger_count, at_once.meta.trigger_count);
+    assert_string_equal(rp_profile_str(&later, later.meta.command[0]), "root");
+    assert_int_equal(later.samples.count, at_once.samples.count);
+    assert_int_equal(rp_sample_table_total(&later.samples), rp_sample_table_total(&at_once.samples));
+    for (size_t i = 0; i < later.samples.count; i++) {
+        const rp_sample *s = &later.samples.samples[i];
+        uint32_t depth;
+        const uint32_t *frames = rp_stack_table_get(&later.stacks, s->stack, &depth);
+        const char *leaf = rp_profile_str(&later, later.frames[frames[0]].label);
+        assert_string_not_equal(leaf, "Unwanted#work");
+    }
+    rp_profile_free(&at_once);
+    rp_profile_free(&later);
+    rp_profile_free(&child);
+    rp_profile_free(&root);
+    rp_profile_free(&unwanted);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -162,6 +211,7 @@ int main(void)
         cmocka_unit_test(test_merging_keeps_or_drops_lines),
         cmocka_unit_test(test_merging_reports_overflow),
         cmocka_unit_test(test_merging_with_a_label),
+        cmocka_unit_test(test_committing_later_is_merging_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

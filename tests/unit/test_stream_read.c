@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -231,6 +232,58 @@ static void test_errors_say_their_line(void **state)
     free(t.s);
 }
 
+static void write_text(const char *name, const char *text)
+{
+    write_file(tmp_path(name), text, strlen(text), false);
+}
+
+/* The kind of each failure (the Ruby API raises a class per kind), and
+ * the errno of one that could not open its file. */
+static rp_read_failure failure_of(rp_profile_reader *r, const char *path, int *errno_out)
+{
+    rp_profile p;
+    char err[RP_READ_ERROR_MAX];
+    assert_int_equal(rp_profile_init(&p, true), 0);
+    assert_int_equal(rp_profile_reader_read_file(r, &p, path, err), -1);
+    rp_profile_free(&p);
+    return rp_profile_reader_failure(r, errno_out);
+}
+
+static void test_failures_have_their_kind(void **state)
+{
+    (void)state;
+    rp_profile_reader *r = rp_profile_reader_new();
+    assert_non_null(r);
+    int e = 0;
+    assert_int_equal(failure_of(r, tmp_path("missing.json.gz"), &e), RP_READ_FAILED_IO);
+    assert_int_equal(e, ENOENT);
+    assert_int_equal(failure_of(r, tmp_path(""), &e), RP_READ_FAILED_IO);
+    assert_int_equal(e, EISDIR);
+
+    const char doc[] = "{\"mode\":\"cpu\",\"aggregated_samples\":[]}";
+    write_gzip_members(tmp_path("ok.json.gz"), doc, strlen(doc), 1, NULL, 0);
+    FILE *f = fopen(tmp_path("ok.json.gz"), "rb");
+    char gz[256];
+    size_t n = fread(gz, 1, sizeof(gz), f);
+    fclose(f);
+    write_file(tmp_path("cut.json.gz"), gz, n - 6, false);
+    assert_int_equal(failure_of(r, tmp_path("cut.json.gz"), NULL), RP_READ_FAILED_GZIP);
+    write_text("notjson.json", "not json {");
+    assert_int_equal(failure_of(r, tmp_path("notjson.json"), NULL), RP_READ_FAILED_SYNTAX);
+    write_text("array.json", "[1, 2]");
+    assert_int_equal(failure_of(r, tmp_path("array.json"), NULL), RP_READ_FAILED_SHAPE);
+    write_text("weight.json", "{\"aggregated_samples\":[[[[\"a.rb\",\"m\"]],-1]]}");
+    assert_int_equal(failure_of(r, tmp_path("weight.json"), NULL), RP_READ_FAILED_SHAPE);
+
+    /* the reader goes on reading good files after bad ones */
+    rp_profile p;
+    char err[RP_READ_ERROR_MAX];
+    assert_int_equal(rp_profile_init(&p, true), 0);
+    assert_int_equal(rp_profile_reader_read_file(r, &p, tmp_path("ok.json.gz"), err), 0);
+    rp_profile_free(&p);
+    rp_profile_reader_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -238,6 +291,7 @@ int main(void)
         cmocka_unit_test(test_members_are_one_document),
         cmocka_unit_test(test_trailing_bytes_as_zlib),
         cmocka_unit_test(test_damage_is_named),
+        cmocka_unit_test(test_failures_have_their_kind),
         cmocka_unit_test(test_errors_say_their_line),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);

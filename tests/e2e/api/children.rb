@@ -3,8 +3,9 @@
 # whole-process profile): inherit: :fork merges forked children into the
 # result at stop, each labelled with its pid; inherit: false leaves a
 # forked child without the session; inherit: true merges spawned Ruby
-# programs too; a session directory gone before stop is said, and the
-# root's own data still returned and written.
+# programs too, and one that does not preload the agent gets the API as
+# the gem's is when not started; a session directory gone before stop is
+# said, and the root's own data still returned and written.
 require "rperf"
 require "cpu_burn"
 require "stringio"
@@ -91,6 +92,25 @@ check("inherit: true merges the spawned program (#{spawned_ms} ms of 300)", spaw
 check("inherit: true puts RUBYOPT back", ENV["RUBYOPT"].to_s.include?("-rrperf"), false)
 data = Rperf.start(mode: :cpu, frequency: 500) { system(*spawned) or raise "spawned child failed" }
 check("inherit: :fork leaves the spawned program out", weight_of(data, "Object#spawned_work"), 0)
+
+# A spawned child that does not preload the agent still gets RUBYOPT=-rrperf:
+# the API there does what the gem's does when not started.
+unprofiled = <<~'RUBY'
+  puts Rperf.label(tenant: "a") { "label runs its block" }
+  puts [Rperf.snapshot, Rperf.stop, Rperf.running?, Rperf.labels].inspect
+  begin
+    Rperf.start
+  rescue RuntimeError => e
+    puts e.message
+  end
+RUBY
+said = nil
+Rperf.start(mode: :cpu, inherit: true) do
+  said = IO.popen({"LD_PRELOAD" => nil}, [RbConfig.ruby, "-e", unprofiled], &:read)
+end
+check("without the agent", said.lines.map(&:chomp),
+      ["label runs its block", "[nil, nil, false, {}]",
+       "rperf: the agent is not loaded in this process; run Ruby with LD_PRELOAD=librperf-agent.so (or the rperf command)"])
 
 # The session directory gone before stop: said, and the root's data kept.
 Dir.mktmpdir do |out|
