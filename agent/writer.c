@@ -28,6 +28,8 @@
 #include "log.h"
 #include "procstats.h"
 #include "ruby_api.h"
+#include "../common/hash.h"
+#include "../common/idxset.h"
 #include "../common/vec.h"
 
 static uint32_t intern_value(rp_profile *p, VALUE str, const char *fallback)
@@ -106,27 +108,37 @@ static uint32_t compiler_frames(const rp_profile *p, const compiler_call *cc, co
 }
 
 /* Label sets of the output profile for each (thread labels, VM state)
- * key of the tables, made when first needed. */
+ * key of the tables, made when first needed. Only the keys the tables use
+ * are looked at, however many sets the label store holds (a set per
+ * request id can make it large): a snapshot costs what its samples cost. */
+typedef struct composed_key {
+    uint32_t key, set; /* table key → label set of the output, or RP_IDX_NONE */
+} composed_key;
+
 typedef struct label_composer {
     rp_profile *p;
     uint32_t pid_key, pid_value; /* RP_IDX_NONE without %pid */
-    uint32_t *composed;          /* table key → label set, or RP_IDX_NONE */
-    size_t key_count;
+    uint32_t set_limit;          /* label store sets when composing began */
+    composed_key *entries;
+    size_t count, capacity;
+    rp_idxset index;             /* over entries, by key */
 } label_composer;
 
 static int composer_init(label_composer *c, rp_profile *p, bool label_pid)
 {
     char pid[24];
     snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-    c->p = p;
+    *c = (label_composer){.p = p, .set_limit = rp_labels_set_count()};
+    rp_idxset_init(&c->index);
     c->pid_key = label_pid ? rp_profile_cstring(p, RP_LABEL_PID) : RP_IDX_NONE;
     c->pid_value = label_pid ? rp_profile_cstring(p, pid) : RP_IDX_NONE;
-    c->key_count = (size_t)rp_labels_set_count() * RP_VM_STATE_COUNT;
-    c->composed = rp_alloc_array(c->key_count, sizeof(uint32_t));
-    if (!c->composed || (label_pid && (c->pid_key == RP_IDX_NONE || c->pid_value == RP_IDX_NONE)))
-        return -1;
-    memset(c->composed, 0xff, c->key_count * sizeof(uint32_t));
-    return 0;
+    return label_pid && (c->pid_key == RP_IDX_NONE || c->pid_value == RP_IDX_NONE) ? -1 : 0;
+}
+
+static void composer_free(label_composer *c)
+{
+    rp_idxset_free(&c->index);
+    free(c->entries);
 }
 
 /* The thread's labels first, then the agent's own, which win a clash. */
@@ -160,17 +172,37 @@ static uint32_t compose(label_composer *c, uint32_t user_set, rp_vm_state state)
     return set;
 }
 
+typedef struct key_lookup {
+    const label_composer *c;
+    uint32_t key;
+} key_lookup;
+
+static bool same_key(const void *ctx, uint32_t index)
+{
+    const key_lookup *l = ctx;
+    return l->c->entries[index].key == l->key;
+}
+
 /* The output label set of a table key (rp_sample_key). */
 static uint32_t label_set_of(label_composer *c, uint32_t key)
 {
     uint32_t user_set;
     rp_vm_state state;
     rp_sample_key_split(key, &user_set, &state);
-    if (key >= c->key_count) /* a set made after composing began: none is */
+    if (user_set >= c->set_limit) /* a set made after composing began: none is */
         return RP_IDX_NONE;
-    if (c->composed[key] == RP_IDX_NONE)
-        c->composed[key] = compose(c, user_set, state);
-    return c->composed[key];
+    uint64_t hash = rp_hash_mix64(key);
+    key_lookup lookup = {c, key};
+    uint32_t found = rp_idxset_find(&c->index, hash, same_key, &lookup);
+    if (found != RP_IDX_NONE)
+        return c->entries[found].set;
+    uint32_t set = compose(c, user_set, state);
+    if (set == RP_IDX_NONE || c->count >= RP_IDX_NONE ||
+        rp_vec_reserve((void **)&c->entries, &c->capacity, c->count + 1, sizeof(*c->entries)) != 0 ||
+        rp_idxset_insert(&c->index, hash, (uint32_t)c->count) != 0)
+        return RP_IDX_NONE;
+    c->entries[c->count++] = (composed_key){key, set};
+    return set;
 }
 
 static uint32_t *map_stacks(rp_profile *p, const rp_aggregate *agg, const uint32_t *frame_map)
@@ -201,9 +233,11 @@ static uint32_t *map_stacks(rp_profile *p, const rp_aggregate *agg, const uint32
 static int copy_samples(rp_profile *p, const rp_write_request *req, const rp_aggregate *agg,
                         const uint32_t *frame_map)
 {
-    label_composer labels = {.composed = NULL};
-    uint32_t *stack_map = map_stacks(p, agg, frame_map);
-    int rc = stack_map && composer_init(&labels, p, req->label_pid) == 0 ? 0 : -1;
+    label_composer labels;
+    int rc = composer_init(&labels, p, req->label_pid);
+    uint32_t *stack_map = rc == 0 ? map_stacks(p, agg, frame_map) : NULL;
+    if (!stack_map)
+        rc = -1;
     for (size_t i = 0; i < agg->samples.count && rc == 0; i++) {
         const rp_sample *s = &agg->samples.samples[i];
         int64_t weight = rp_window_gain(req->window, i, s->weight);
@@ -215,7 +249,7 @@ static int copy_samples(rp_profile *p, const rp_write_request *req, const rp_agg
                 RP_SAMPLE_OK)
             rc = -1;
     }
-    free(labels.composed);
+    composer_free(&labels);
     free(stack_map);
     return rc;
 }

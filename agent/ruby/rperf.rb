@@ -337,10 +337,19 @@ module Rperf
 
     def cleanup(session)
       session&.saved_env&.each { |k, v| v.nil? ? ENV.delete(k) : ENV[k] = v }
-      return unless session&.dir && session.root_pid == Process.pid && File.directory?(session.dir)
+      return unless session&.dir && session.root_pid == Process.pid
 
+      remove_session_dir(session.dir)
+    end
+
+    # Most sessions' directories stay empty: one rmdir, not a tree walk.
+    def remove_session_dir(dir)
+      Dir.rmdir(dir)
+    rescue Errno::ENOENT
+      nil
+    rescue SystemCallError
       require "fileutils"
-      FileUtils.rm_rf(session.dir)
+      FileUtils.rm_rf(dir)
     end
   end
 end

@@ -1,7 +1,8 @@
 # tests/bench/api_cost.rb — what the Rperf API costs a program under the
 # agent (scripts/bench api): nanoseconds per call of each form, less the
 # same loop with a plain block-taking method (the loop's own cost), best
-# of ROUNDS rounds of N calls. Prints "name ns_per_call" lines.
+# of ROUNDS rounds of N calls, and what a session's start and stop cost.
+# Prints "name ns_per_call" lines.
 #   ruby api_cost.rb N ROUNDS
 require "rperf"
 require "rperf/rack"
@@ -25,6 +26,9 @@ def report(name, base = 0)
   printf("%s %.0f\n", name, ns - base)
 end
 
+# A dormant agent (RPERF_ENABLED=0) has nothing to label outside a session.
+dormant = ENV["RPERF_ENABLED"] == "0"
+Rperf.start(mode: :cpu, frequency: 1000, inherit: false) if dormant
 base = best_ns_per_call { N.times { plain(request: "abc") {} } }
 printf("loop_with_plain_block %.0f\n", base)
 report("label_block_1_key", base) { N.times { Rperf.label(request: "abc") {} } }
@@ -43,3 +47,19 @@ app_ns = best_ns_per_call { N.times { app.call(env) } }
 report("rack_request", app_ns) { N.times { stack.call(env) } }
 env_plain = {"REQUEST_METHOD" => "GET", "PATH_INFO" => "/users"}
 report("rack_request_no_ids", app_ns) { N.times { stack.call(env_plain) } }
+
+Rperf.stop if dormant
+
+# Sessions: Rperf.start .. Rperf.stop around nothing, per pair (a dormant
+# agent starts and stops its sampling thread each time); with the default
+# inherit: :fork a session directory is made and removed too.
+SESSIONS = [N / 1000, 20].max
+def session_ns(**opts)
+  ROUNDS.times.map do
+    t0 = now
+    SESSIONS.times { Rperf.start(mode: :cpu, frequency: 100, **opts) {} }
+    (now - t0).fdiv(SESSIONS)
+  end.min
+end
+printf("session_start_stop %.0f\n", session_ns(inherit: false))
+printf("session_with_directory %.0f\n", session_ns)

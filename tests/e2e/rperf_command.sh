@@ -1,5 +1,5 @@
 # The rperf front end: record/stat/exec/report, exit status passthrough,
-# -o formats, bad options (usage, exit 2, the command not run).
+# -o formats, bad options (usage, exit 1 as the gem, the command not run).
 . "$(dirname "$0")/lib.sh"
 RPERF="$RPERF_TEST_SRC/scripts/rperf"
 export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ANALYZE=$ANALYZE
@@ -68,12 +68,12 @@ grep -q "^Total: " printed.txt || fail "record -p prints no report"
 rc=0; "$RPERF" stat "$RUBY" -e 'Process.kill(:KILL, $$)' >/dev/null 2>&1 || rc=$?
 [ "$rc" = 137 ] || fail "killed command: exit status $rc, expected 137"
 
-# bad options: exit 2, the command not run, the rperf gem's words
+# bad options: exit 1, the command not run, the rperf gem's words
 bad() {
     local want=$1 rc=0
     shift
     "$RPERF" "$@" "$RUBY" -e 'File.write("ran.marker", "")' >/dev/null 2>err.txt || rc=$?
-    [ "$rc" = 2 ] || fail "$*: exit status $rc, expected 2"
+    [ "$rc" = 1 ] || fail "$*: exit status $rc, expected 1 (the gem's)"
     [ ! -e ran.marker ] || fail "$*: the command ran"
     grep -qF -- "$want" err.txt || fail "$*: expected '$want', got: $(cat err.txt)"
 }
@@ -88,12 +88,12 @@ bad "--signal must be a signal number or 'false'" record --signal x
 bad "signal 9 (KILL) cannot be caught" record --signal 9
 for cmd in record stat exec; do
     rc=0; "$RPERF" "$cmd" >/dev/null 2>err.txt || rc=$?
-    [ "$rc" = 2 ] && grep -q "^No command specified\.$" err.txt || fail "$cmd without a command: exit $rc, $(cat err.txt)"
+    [ "$rc" = 1 ] && grep -q "^No command specified\.$" err.txt || fail "$cmd without a command: exit $rc, $(cat err.txt)"
 done
 rc=0; "$RPERF" >/dev/null 2>err.txt || rc=$?
-[ "$rc" = 2 ] && grep -q "^Usage: rperf" err.txt || fail "no subcommand: exit $rc, $(cat err.txt)"
+[ "$rc" = 1 ] && grep -q "^Usage: rperf" err.txt || fail "no subcommand: exit $rc, $(cat err.txt)"
 rc=0; "$RPERF" bogus >/dev/null 2>err.txt || rc=$?
-[ "$rc" = 2 ] && grep -q 'Unknown subcommand: "bogus"' err.txt || fail "unknown subcommand: exit $rc, $(cat err.txt)"
+[ "$rc" = 1 ] && grep -q 'Unknown subcommand: "bogus"' err.txt || fail "unknown subcommand: exit $rc, $(cat err.txt)"
 
 # help, usage and version
 # (each into a file: grep -q leaving a pipe early would fail it under pipefail)

@@ -24,7 +24,8 @@ class Rperf::RackMiddleware
     path = "/" if path.nil? || path.empty?
     return path unless path.match?(/\d/)
 
-    path.gsub(UUID_SEGMENT, ":uuid").gsub(NUMBER_SEGMENT, ":id")
+    path = path.gsub(UUID_SEGMENT, ":uuid") if path.include?("-") # most paths have none: one gsub
+    path.gsub(NUMBER_SEGMENT, ":id")
   end
 
   def initialize(app, label_key: :endpoint, label: nil)

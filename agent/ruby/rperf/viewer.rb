@@ -66,15 +66,18 @@ class Rperf::Viewer
     end
   end
 
+  # Mounted inside a Rack `map` (or any app with a SCRIPT_NAME), the links
+  # and the redirect carry the mount point.
   def call(env)
-    path = env["PATH_INFO"] || "/"
-    return [301, {"location" => "#{@path}/"}, [""]] if path == @path
+    path = env["PATH_INFO"].to_s
+    base = "#{env["SCRIPT_NAME"]}#{@path}"
+    return [301, {"location" => "#{base}/"}, [""]] if path == @path
     unless path.start_with?("#{@path}/")
       return @app ? @app.call(env) : not_found
     end
 
     case path[@path.size..]
-    when "/" then index
+    when "/" then index(base)
     when "/snapshots" then json(snapshot_list)
     when %r{\A/snapshots/(\d+)\z} then with_snapshot($1.to_i) { |s| json(snapshot_detail(s)) }
     when %r{\A/snapshots/(\d+)/\z} then with_snapshot($1.to_i) { |s| page(s) }
@@ -137,10 +140,10 @@ class Rperf::Viewer
 
   def escape(text) = text.to_s.gsub(/[&<>"']/, "&" => "&amp;", "<" => "&lt;", ">" => "&gt;", '"' => "&quot;", "'" => "&#39;")
 
-  def index
+  def index(base)
     rows = snapshot_list.reverse.map do |s|
       ms = s[:duration_ns].to_i / 1_000_000.0
-      %(<tr><td><a href="#{escape(@path)}/snapshots/#{s[:id]}/">##{s[:id]}</a></td>) +
+      %(<tr><td><a href="#{escape(base)}/snapshots/#{s[:id]}/">##{s[:id]}</a></td>) +
         %(<td>#{escape(s[:taken_at])}</td><td>#{escape(s[:mode])}</td>) +
         %(<td class="num">#{format("%.1f", ms)} ms</td><td class="num">#{s[:sampling_count].to_i}</td></tr>)
     end

@@ -9,6 +9,7 @@ $LOAD_PATH.unshift(ENV.fetch("RACK_LIB"))
 require "rack"
 require "rack/lint"
 require "rack/mock"
+require "rack/auth/basic"
 require "rperf/viewer"
 require "cpu_burn"
 require "json"
@@ -83,6 +84,30 @@ check("the index escapes a mode", browser.get("/profiler/").body.include?("<img 
 broken = browser.get("/profiler/snapshots/#{id}/")
 check("a snapshot that is no profile is said", [broken.status, broken.body],
       [500, "snapshot #{id} cannot be drawn: rperf: :mode must be :cpu or :wall, got <img src=x onerror=alert(3)>"])
+
+# Mounted as the README shows, behind Basic authentication in a `map`:
+# refused without the password, and the links carry the mount point.
+ENV["RPERF_VIEWER_PASSWORD"] = "s3cret"
+guarded = Rack::Builder.new do
+  map "/rperf" do
+    use Rack::Auth::Basic, "rperf" do |_user, password|
+      Rack::Utils.secure_compare(password, ENV.fetch("RPERF_VIEWER_PASSWORD"))
+    end
+    run Rperf::Viewer.new(nil, path: "")
+  end
+  run ->(_env) { [200, {"content-type" => "text/plain"}, ["the application"]] }
+end.to_app
+mounted = Rperf::Viewer.instance
+mounted.add_snapshot(Rperf.snapshot)
+outsider = Rack::MockRequest.new(guarded)
+check("the mounted viewer without the password", outsider.get("/rperf/").status, 401)
+check("nor its snapshots", outsider.get("/rperf/snapshots/1").status, 401)
+check("the application beside it", outsider.get("/users").body, "the application")
+auth = {"HTTP_AUTHORIZATION" => "Basic #{["ops:s3cret"].pack("m0")}"}
+check("with the password, links under the mount point",
+      outsider.get("/rperf/", auth).body.scan(%r{href="([^"]+)"}).flatten, ["/rperf/snapshots/1/"])
+check("and the way there without its slash", outsider.get("/rperf", auth)["location"], "/rperf/")
+check("the page, mounted", outsider.get("/rperf/snapshots/1/", auth).status, 200)
 
 begin
   Rperf::Viewer.new(nil, max_snapshots: 0)
