@@ -108,24 +108,36 @@ static int resumed_cpu(rp_thread *t, rp_rec_id id, rp_clock_reading *now, rp_cha
     return rp_sampler_charge(t, id, now, charges);
 }
 
-/* Every accepting recording's charges, on one capture. */
+/* The charges one recording has for a capture now, written to `out`;
+ * returns how many. */
+typedef int (*charges_fn)(rp_thread *t, rp_rec_id id, void *ctx, rp_charge *out);
+
+/* One capture for the charges of every accepting recording. */
+static void record_accepting(rp_thread *t, charges_fn charges_of, void *ctx)
+{
+    rp_charge charges[RP_CHARGES_MAX];
+    int n = 0;
+    for (int i = 0; i < RP_RECORDINGS; i++)
+        if (atomic_load_explicit(&rp_recording_get((rp_rec_id)i)->accepting, memory_order_relaxed))
+            n += charges_of(t, (rp_rec_id)i, ctx, charges + n);
+    if (n > 0)
+        rp_sampler_record(t, charges, n);
+}
+
+static int resumed_charges(rp_thread *t, rp_rec_id id, void *now, rp_charge *out)
+{
+    rp_clock_reading *reading = now;
+    return rp_recording_get(id)->cfg.mode == RP_MODE_WALL ? resumed_wall(t, id, reading->wall_ns, out)
+                                                          : resumed_cpu(t, id, reading, out);
+}
+
 static void on_resumed(void)
 {
     rp_thread *t = rp_sampler_current_thread();
     if (!t)
         return;
     rp_clock_reading now = {.wall_ns = rp_monotonic_ns()};
-    rp_charge charges[RP_CHARGES_MAX];
-    int n = 0;
-    for (int i = 0; i < RP_RECORDINGS; i++) {
-        rp_recording *r = rp_recording_get((rp_rec_id)i);
-        if (!atomic_load_explicit(&r->accepting, memory_order_relaxed))
-            continue;
-        n += r->cfg.mode == RP_MODE_WALL ? resumed_wall(t, (rp_rec_id)i, now.wall_ns, charges + n)
-                                         : resumed_cpu(t, (rp_rec_id)i, &now, charges + n);
-    }
-    if (n > 0)
-        rp_sampler_record(t, charges, n);
+    record_accepting(t, resumed_charges, &now);
     t->suspended_ns = t->ready_ns = 0;
 }
 
@@ -172,28 +184,26 @@ static void close_gc_segment(rp_vm_state state)
     }
 }
 
+/* A recording's pending GC time, once there is enough of it. */
+static int gc_charges(rp_thread *t, rp_rec_id id, void *unused, rp_charge *out)
+{
+    (void)unused;
+    rp_thread_clock *c = rp_sampler_clock(t, id);
+    if (c->pending_gc_mark_ns + c->pending_gc_sweep_ns < rp_recording_get(id)->min_charge_ns)
+        return 0;
+    out[0] = (rp_charge){RP_VM_GC_MARK, c->pending_gc_mark_ns, (uint8_t)id};
+    out[1] = (rp_charge){RP_VM_GC_SWEEP, c->pending_gc_sweep_ns, (uint8_t)id};
+    c->pending_gc_mark_ns = c->pending_gc_sweep_ns = 0;
+    return 2;
+}
+
 /* At the end of a GC step: one capture for every recording with enough
  * pending GC time. */
 static void record_pending_gc(void)
 {
     rp_thread *t = rp_sampler_current_thread();
-    if (!t)
-        return;
-    rp_charge charges[RP_CHARGES_MAX];
-    int n = 0;
-    for (int i = 0; i < RP_RECORDINGS; i++) {
-        rp_recording *r = rp_recording_get((rp_rec_id)i);
-        if (!atomic_load_explicit(&r->accepting, memory_order_relaxed))
-            continue;
-        rp_thread_clock *c = rp_sampler_clock(t, (rp_rec_id)i);
-        if (c->pending_gc_mark_ns + c->pending_gc_sweep_ns < r->min_charge_ns)
-            continue;
-        charges[n++] = (rp_charge){RP_VM_GC_MARK, c->pending_gc_mark_ns, (uint8_t)i};
-        charges[n++] = (rp_charge){RP_VM_GC_SWEEP, c->pending_gc_sweep_ns, (uint8_t)i};
-        c->pending_gc_mark_ns = c->pending_gc_sweep_ns = 0;
-    }
-    if (n > 0)
-        rp_sampler_record(t, charges, n);
+    if (t)
+        record_accepting(t, gc_charges, NULL);
 }
 
 /* GC internal event hook — inside GC, GVL held. */

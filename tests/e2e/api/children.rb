@@ -8,7 +8,6 @@
 # said, and the root's own data still returned and written.
 require "rperf"
 require "cpu_burn"
-require "stringio"
 require "tmpdir"
 require_relative "check"
 
@@ -22,14 +21,6 @@ end
 def label_of(data, frames_method)
   ids = data[:aggregated_samples].filter_map { |frames, _, _, id| id if frames.any? { |_, l| l == frames_method } }
   ids.uniq.map { |id| data[:label_sets][id] }
-end
-
-def quietly
-  old, $stderr = $stderr, StringIO.new
-  yield
-  $stderr.string
-ensure
-  $stderr = old
 end
 
 ms = ->(ns) { ns / 1_000_000 }
@@ -121,7 +112,7 @@ Dir.mktmpdir do |out|
   require "fileutils"
   FileUtils.rm_rf(session_dirs.())
   parent_work
-  said = quietly { data = Rperf.stop }
+  said = stderr_of { data = Rperf.stop }
   check("a lost session directory is said",
         said, "rperf: warning: multi-process aggregation failed; writing root process data only\n")
   check("the root's data is returned", ms.(weight_of(data, "Object#parent_work")) > 100, true)

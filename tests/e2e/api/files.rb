@@ -5,7 +5,6 @@
 # print_stat and verbose output on $stderr (which a program may replace).
 require "rperf"
 require "cpu_burn"
-require "stringio"
 require "zlib"
 require "json"
 require_relative "check"
@@ -38,20 +37,12 @@ check("load of plain JSON", Rperf.load("p.json")[:aggregated_samples].size, data
 check("load of pprof", Rperf.load("p.pb.gz")[:aggregated_samples].sum { |_, w| w },
       data[:aggregated_samples].sum { |_, w| w })
 
-def warnings
-  old, $stderr = $stderr, StringIO.new
-  yield
-  $stderr.string
-ensure
-  $stderr = old
-end
-
 File.binwrite("old.json.gz", Zlib.gzip(JSON.generate(mode: "cpu", frequency: 100, aggregated_samples: [],
                                                         rperf_version: "0.0.1")))
-check("another version is said", warnings { Rperf.load("old.json.gz") },
+check("another version is said", stderr_of { Rperf.load("old.json.gz") },
       "rperf: warning: file was saved by rperf 0.0.1 (current: #{Rperf::VERSION})\n")
 File.binwrite("none.json.gz", Zlib.gzip(JSON.generate(mode: "cpu", aggregated_samples: [])))
-check("no version is said", warnings { Rperf.load("none.json.gz") }.include?("no version info"), true)
+check("no version is said", stderr_of { Rperf.load("none.json.gz") }.include?("no version info"), true)
 
 # Broken files raise as the gem's Rperf.load raises.
 {"missing.json.gz" => Errno::ENOENT, "badgzip.json.gz" => Zlib::GzipFile::Error,
@@ -96,13 +87,13 @@ end
 
 # print_stat and verbose write to $stderr, whatever it is now.
 ENV["RPERF_STAT_COMMAND"] = "ruby files.rb"
-stat = warnings { Rperf.print_stat(data) }
+stat = stderr_of { Rperf.print_stat(data) }
 ["Performance stats for 'ruby files.rb'", "[Rperf] CPU execution", "[Ruby ] GC time", "[OS   ] peak memory",
  "profiler overhead"].each { |s| check("print_stat says #{s}", stat.include?(s), true) }
-verbose = warnings { Rperf.start(verbose: true) { hot } }
+verbose = stderr_of { Rperf.start(verbose: true) { hot } }
 ["[Rperf] mode=cpu frequency=1000Hz", "[Rperf] sampling:", "[Rperf] top", "by flat:", "by cum:"].each do |s|
   check("verbose says #{s}", verbose.include?(s), true)
 end
-stat = warnings { Rperf.start(stat: true) { hot } }
+stat = stderr_of { Rperf.start(stat: true) { hot } }
 check("stat: true prints the summary", stat.include?("Performance stats"), true)
 puts "files.rb ok"
