@@ -10,6 +10,9 @@
  *   strings      every string of the profile
  *   frames       [label, path, line] per frame (string ids; line 0: none);
  *                one more frame at the end stands for "(other)"
+ *   frame_self_ns, frame_total_ns  with folded call paths only: each
+ *                method's exact self time (per frame) and total time
+ *                ([frame, ns] pairs), for the Top table of everything
  *   label_sets   [key, value, key, value, ...] per label set (string ids)
  *   processes    per label set: its %pid string id, or -1 (the root)
  *   nodes        [parent, frame] per call tree node after the root (node 0)
@@ -58,6 +61,29 @@ static void write_frames(rp_json *j, const rp_profile *p)
     rp_json_int(j, -1); /* "(other)": no string of the profile names it */
     rp_json_int(j, -1);
     rp_json_int(j, 0);
+    rp_json_end_array(j);
+}
+
+/* When call paths were folded, the tree no longer knows the methods
+ * inside them: the exact self and total time of every method, for the
+ * script's Top table of the whole profile (it counts folded time as
+ * "(other)" only once a filter leaves it the tree alone). */
+static void write_frame_weights(rp_json *j, const page_writer *w)
+{
+    const rp_profile *p = w->page.p;
+    if (w->tree.folded_nodes == 0)
+        return;
+    rp_json_key(j, "frame_self_ns");
+    rp_json_begin_array(j);
+    for (size_t i = 0; i < p->frame_count; i++)
+        rp_json_int(j, w->page.self_ns[i]);
+    rp_json_end_array(j);
+    rp_json_key(j, "frame_total_ns"); /* [frame, ns] per frame with weight */
+    rp_json_begin_array(j);
+    for (size_t i = 0; i < w->page.fc.cum_count; i++) {
+        rp_json_int(j, w->page.fc.cum[i].frame);
+        rp_json_int(j, w->page.fc.cum[i].weight);
+    }
     rp_json_end_array(j);
 }
 
@@ -163,6 +189,7 @@ static int write_data(rp_out *out, const page_writer *w)
     }
     rp_json_end_array(&j);
     write_frames(&j, p);
+    write_frame_weights(&j, w);
     write_label_sets(&j, p);
     write_tree(&j, p, &w->tree);
     write_slots(&j, p);

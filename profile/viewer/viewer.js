@@ -238,7 +238,17 @@
 
   // Per frame: self and total over the embedded tree (no label frames),
   // a frame counted once per path even under recursion.
+  // With folded call paths the tree has lost the methods inside them; for
+  // everything (no filter) the page carries their exact weights.
+  function exactFrameWeights() {
+    const self = Float64Array.from({ length: BASE_FRAMES }, (_, f) => data.frame_self_ns[f] || 0);
+    const total = new Float64Array(BASE_FRAMES), pairs = data.frame_total_ns;
+    for (let i = 0; i < pairs.length; i += 2) total[pairs[i]] = pairs[i + 1];
+    return { self, total };
+  }
+
   function frameWeights(passing) {
+    if (data.frame_self_ns && passing.length === leafCount) return exactFrameWeights();
     const selfAt = new Float64Array(nodeCount);
     for (const i of passing) selfAt[leaves[4 * i]] += leaves[4 * i + 3];
     const totalAt = Float64Array.from(selfAt);
@@ -526,7 +536,7 @@
     $('top-body').innerHTML = html.join('\n');
     const sortName = { self: 'self time', total: 'total time', name: 'name', path: 'file' }[state.sort];
     $('top-caption').textContent = `Top ${Math.min(rows.length, TOP_ROWS)} of ${rows.length.toLocaleString('en-US')} methods by ${sortName}` +
-      (data.folded_nodes > 0 ? ' (time in folded call paths counts as “(other)” here)' : '');
+      (data.folded_nodes > 0 && passing.length < leafCount ? ' (time in folded call paths counts as “(other)” here)' : '');
     for (const th of document.querySelectorAll('#top-table th')) th.classList.toggle('sorted', th.dataset.sort === state.sort);
   }
 

@@ -30,6 +30,19 @@ export VIEWER_SCREENSHOT="${RPERF_TEST_ARTIFACTS:-$WORK}/viewer.png"
 # must find itself in the base, with the same time.
 "$ANALYZE" diff --html -o "$WORK/diff.html" "$WORK/s" "$WORK/s"
 export VIEWER_DIFF_PAGE="$WORK/diff.html"
+# A profile whose light call paths the page folds: Util#spread under 3000
+# callers of 1 µs each (thread 2) beside a second of Main#work (thread 1). Its Top table must
+# still give Util#spread its exact time (rperf-analyze's report).
+"$RUBY" -rjson -rzlib -e '
+  samples = [[[["m.rb", "Main#work"], ["m.rb", "<main>"]], 1_000_000_000, 1, 0]]
+  3000.times { |i| samples << [[["u.rb", "Util#spread"], ["c.rb", "Caller#c#{i}"], ["m.rb", "<main>"]], 1_000, 2, 0] }
+  File.binwrite(ARGV[0], Zlib.gzip(JSON.generate(mode: "cpu", frequency: 1000, aggregated_samples: samples, label_sets: [{}])))
+' "$WORK/folded.json.gz"
+"$ANALYZE" convert --html -o "$WORK/folded.html" "$WORK/folded.json.gz"
+grep -q 'id="folded-note"' "$WORK/folded.html" || fail "the folded page folds nothing"
+export VIEWER_FOLDED_PAGE="$WORK/folded.html" VIEWER_SPREAD_MS
+VIEWER_SPREAD_MS=$("$ANALYZE" report --top 200 "$WORK/folded.json.gz" |
+    awk '/Cumulative:/ { c = 1 } c && $4 == "Util#spread" { gsub(",", "", $1); print $1; exit }')
 note "expected: hot $VIEWER_HOT_PCT%, burn_cpu $VIEWER_SEARCH_MS ms, blocked $blocked_ms ms, child $child_pid $child_ms ms"
 node "$browser_dir/viewer_test.js"
 if [ "${RPERF_UPDATE_SCREENSHOT:-}" = 1 ]; then

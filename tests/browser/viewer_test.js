@@ -8,6 +8,8 @@
 //   VIEWER_BLOCKED_MS                 the session's GVL blocked time
 //   VIEWER_CHILD_PID, VIEWER_CHILD_MS a child process and its time
 //   VIEWER_DIFF_PAGE                  the differential page of the session against itself
+//   VIEWER_FOLDED_PAGE, VIEWER_SPREAD_MS  a page with folded call paths, and the
+//                                     exact total of a method spread over them
 'use strict';
 const { env, check, openBrowser, load, finish, run } = require('./harness');
 
@@ -50,8 +52,31 @@ function firstDifference(a, b) {
 }
 const boxNamed = (page, name) => page.evaluate((n) => rperfViewer.boxes().find((b) => b.name === n) || null, name);
 
+// Folded call paths: the Top table of everything still has each method's
+// exact time, as written into the page; a filter then counts what was
+// folded as "(other)" and says so.
+async function checkFolded(session, page) {
+  const file = env('VIEWER_FOLDED_PAGE');
+  await load(page, file);
+  const written = await writtenTables(session.browser, file);
+  await page.click('#tab-top');
+  const drawn = await tablesText(page);
+  check(written.top.join('\n') === drawn.top.join('\n'),
+    `with folded call paths, the Top table drawn is the one written (first difference: ${firstDifference(written.top, drawn.top)})`);
+  const spread = drawn.top.find((r) => r.includes('Util#spread')) || '';
+  check(spread.split(' | ')[2] === env('VIEWER_SPREAD_MS'),
+    `Util#spread, spread over folded paths, has its exact total: "${spread}" (report: ${env('VIEWER_SPREAD_MS')} ms)`);
+  const caption = await page.$eval('#top-caption', (e) => e.textContent);
+  check(!caption.includes('(other)'), `the caption of everything mentions no "(other)": "${caption}"`);
+  await typeInto(page, '#tagfocus', 'thread_seq=2');
+  const filtered = await page.$eval('#top-caption', (e) => e.textContent);
+  check(filtered.includes('(other)'), `filtered, the caption says folded time counts as "(other)": "${filtered}"`);
+  await typeInto(page, '#tagfocus', '');
+  await page.click('#tab-flame');
+}
+
 run(async () => {
-  const session = await openBrowser([env('VIEWER_PAGE'), env('VIEWER_DIFF_PAGE')]);
+  const session = await openBrowser([env('VIEWER_PAGE'), env('VIEWER_DIFF_PAGE'), env('VIEWER_FOLDED_PAGE')]);
   try {
     const page = session.page;
     const t0 = Date.now();
@@ -152,6 +177,8 @@ run(async () => {
     await page.mouse.move(diffHot.x + diffHot.w / 2, diffHot.y + diffHot.h / 2);
     const diffTip = await page.$eval('#tooltip', (e) => e.textContent);
     check(diffTip.includes('base') && diffTip.includes('+0.0 points'), `its tooltip compares with the base: "${diffTip}"`);
+
+    await checkFolded(session, page);
 
   } finally {
     await finish(session);

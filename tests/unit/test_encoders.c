@@ -512,6 +512,45 @@ static void test_html_time_slots(void **state)
     rp_profile_free(&p);
 }
 
+/* A page that folds light call paths carries each method's exact self
+ * and total time (its Top table of everything); one that folds nothing
+ * does not need them. */
+static void test_html_exact_weights_when_folded(void **state)
+{
+    (void)state;
+    rp_profile p;
+    assert_int_equal(rp_profile_init(&p, true), 0);
+    add_sample(&p, 1000000000, 1, 0, "m.rb|Main#work", "m.rb|<main>", NULL);
+    char *page;
+    json_t *data = html_data(&p, &page);
+    assert_null(json_object_get(data, "frame_self_ns"));
+    json_decref(data);
+    free(page);
+
+    char caller[32];
+    for (int i = 0; i < 50; i++) {
+        snprintf(caller, sizeof(caller), "c.rb|Caller#c%d", i);
+        add_sample(&p, 1000, 1, 0, "u.rb|Util#spread", caller, "m.rb|<main>", NULL);
+    }
+    data = html_data(&p, &page);
+    json_t *self = json_object_get(data, "frame_self_ns"), *total = json_object_get(data, "frame_total_ns");
+    assert_non_null(self);
+    assert_int_equal(json_array_size(self), p.frame_count);
+    uint32_t spread = RP_IDX_NONE;
+    for (uint32_t f = 0; f < p.frame_count; f++)
+        if (strcmp(rp_profile_str(&p, p.frames[f].label), "Util#spread") == 0)
+            spread = f;
+    assert_int_equal(json_integer_value(json_array_get(self, spread)), 50000);
+    int64_t spread_total = -1;
+    for (size_t i = 0; i + 1 < json_array_size(total); i += 2)
+        if (json_integer_value(json_array_get(total, i)) == spread)
+            spread_total = json_integer_value(json_array_get(total, i + 1));
+    assert_int_equal(spread_total, 50000);
+    json_decref(data);
+    free(page);
+    rp_profile_free(&p);
+}
+
 /* One sampled profile per (process, thread), stacks root first, frames
  * shared, weights in ns summing to endValue. */
 static void test_speedscope(void **state)
@@ -594,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_stat_layout),
         cmocka_unit_test(test_html_page),
         cmocka_unit_test(test_html_time_slots),
+        cmocka_unit_test(test_html_exact_weights_when_folded),
         cmocka_unit_test(test_speedscope),
         cmocka_unit_test(test_format_rules),
     };
