@@ -41,8 +41,8 @@ export VIEWER_DIFF_PAGE="$WORK/diff.html"
 "$ANALYZE" convert --html -o "$WORK/folded.html" "$WORK/folded.json.gz"
 grep -q 'id="folded-note"' "$WORK/folded.html" || fail "the folded page folds nothing"
 export VIEWER_FOLDED_PAGE="$WORK/folded.html" VIEWER_SPREAD_MS
-VIEWER_SPREAD_MS=$("$ANALYZE" report --top 200 "$WORK/folded.json.gz" |
-    awk '/Cumulative:/ { c = 1 } c && $4 == "Util#spread" { gsub(",", "", $1); print $1; exit }')
+VIEWER_SPREAD_MS=$(report=$("$ANALYZE" report --top 200 "$WORK/folded.json.gz") &&
+    awk '/Cumulative:/ { c = 1 } c && $4 == "Util#spread" { gsub(",", "", $1); print $1; exit }' <<<"$report")
 note "expected: hot $VIEWER_HOT_PCT%, burn_cpu $VIEWER_SEARCH_MS ms, blocked $blocked_ms ms, child $child_pid $child_ms ms"
 node "$browser_dir/viewer_test.js"
 if [ "${RPERF_UPDATE_SCREENSHOT:-}" = 1 ]; then
