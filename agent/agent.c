@@ -41,6 +41,7 @@
 #include "gvl_gc.h"
 #include "gvl_holder.h"
 #include "labels.h"
+#include "ractors.h"
 #include "ruby_lib.h"
 #include "child_env.h"
 #include "log.h"
@@ -178,8 +179,10 @@ static void start_agent(void)
     if (!cfg.dormant && dladdr((void *)start_agent, &self) && self.dli_fname)
         rp_child_env_init(session.dir, session.root_pid, cfg.inherit, self.dli_fname);
     rp_procstats_capture_command();
+    rp_thread_cpu_init();
     if (rp_threads_init() != 0 || rp_sampler_init() != 0)
         return;
+    rp_ractors_init();
     if (cfg.verbose && !rp_gvl_holder_usable())
         rp_log("this Ruby's thread structures are not the ones rperf knows (Ruby 3.4's); "
                "a thread that starts running while another thread is starting may go "
@@ -595,6 +598,7 @@ static void on_fork_child(void)
     if (was != AGENT_ACTIVE && !session_at_fork)
         return;
     rp_sampler_after_fork(); /* every recording closed, counters from zero */
+    rp_ractors_after_fork();
     rp_worker_forget();
     rp_gvl_holder_forget();
     if (was != AGENT_ACTIVE)

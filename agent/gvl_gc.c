@@ -2,16 +2,17 @@
  * agent/gvl_gc.c — GVL and GC time tracking. See gvl_gc.h.
  *
  * Contexts:
- * - SUSPENDED (wall mode only) runs on the releasing thread, documented as
- *   without the GVL: it stores a timestamp in the thread's existing record.
+ * - SUSPENDED (wall mode, and with M:N threads) runs on the releasing
+ *   thread, documented as without the GVL: it stores a timestamp and its
+ *   CPU clock (thread_cpu.h) in the thread's existing record.
  * - READY (wall mode only) runs WITHOUT the GVL, possibly on another native
  *   thread: it stores a timestamp in the thread's existing record.
  * - RESUMED runs with the GVL on the resumed thread: it may capture the
  *   stack and append to the sample buffer.
  * - GC events run inside GC with the GVL (all Ractors stopped): vDSO clock
  *   reads, and now and then one stack capture; no Ruby allocation.
- * Threads of other Ractors run with their own GVL; they are ignored by
- * comparing the current Ractor's main thread with ours.
+ * Threads of other Ractors run with their own GVL: only their time is
+ * kept (ractors.h), told apart by the current Ractor's main thread.
  */
 #include "gvl_gc.h"
 
@@ -19,10 +20,12 @@
 #include <time.h>
 
 #include "gvl_holder.h"
+#include "ractors.h"
 #include "recording.h"
 #include "ruby_api.h"
 #include "sample_buf.h"
 #include "sampler.h"
+#include "thread_cpu.h"
 #include "threads.h"
 
 typedef enum gc_phase { GC_IDLE, GC_MARKING, GC_SWEEPING } gc_phase;
@@ -58,6 +61,7 @@ static void on_suspended(VALUE thread)
 {
     rp_thread *t = rp_threads_find(thread);
     if (t) {
+        rp_thread_cpu_suspended(&t->cpu);
         t->suspended_ns = rp_monotonic_ns();
         t->ready_ns = 0;
     }
@@ -103,32 +107,40 @@ static int resumed_cpu(rp_thread *t, rp_rec_id id, rp_clock_reading *now, rp_cha
 {
     rp_thread_clock *c = rp_sampler_clock(t, id);
     int64_t min = rp_recording_get(id)->min_charge_ns;
-    if (now->wall_ns - c->prev_wall_ns < min || rp_clock_reading_for(now, id) - c->prev_ns < min)
+    if (now->wall_ns - c->prev_wall_ns < min || rp_clock_reading_for(now, t, id) - c->prev_ns < min)
         return 0;
     return rp_sampler_charge(t, id, now, charges);
 }
 
 /* The charges one recording has for a capture now, written to `out`;
  * returns how many. */
-typedef int (*charges_fn)(rp_thread *t, rp_rec_id id, void *ctx, rp_charge *out);
+typedef int (*charges_fn)(rp_thread *t, rp_rec_id id, rp_clock_reading *now, rp_charge *out);
 
-/* One capture for the charges of every accepting recording. */
-static void record_accepting(rp_thread *t, charges_fn charges_of, void *ctx)
+/* One capture for the charges of every accepting recording, computed on
+ * the clock reading `now`; the agent's time from then on is kept out of
+ * the thread's clocks. */
+static void record_accepting(rp_thread *t, charges_fn charges_of, rp_clock_reading *now)
 {
     rp_charge charges[RP_CHARGES_MAX];
+    bool served[RP_RECORDINGS] = {false};
     int n = 0;
-    for (int i = 0; i < RP_RECORDINGS; i++)
-        if (atomic_load_explicit(&rp_recording_get((rp_rec_id)i)->accepting, memory_order_relaxed))
-            n += charges_of(t, (rp_rec_id)i, ctx, charges + n);
-    if (n > 0)
-        rp_sampler_record(t, charges, n);
+    for (int i = 0; i < RP_RECORDINGS; i++) {
+        if (!atomic_load_explicit(&rp_recording_get((rp_rec_id)i)->accepting, memory_order_relaxed))
+            continue;
+        int added = charges_of(t, (rp_rec_id)i, now, charges + n);
+        served[i] = added > 0;
+        n += added;
+    }
+    if (n == 0)
+        return;
+    rp_sampler_record(t, charges, n);
+    rp_sampler_own_time(t, served, now, true);
 }
 
-static int resumed_charges(rp_thread *t, rp_rec_id id, void *now, rp_charge *out)
+static int resumed_charges(rp_thread *t, rp_rec_id id, rp_clock_reading *now, rp_charge *out)
 {
-    rp_clock_reading *reading = now;
-    return rp_recording_get(id)->cfg.mode == RP_MODE_WALL ? resumed_wall(t, id, reading->wall_ns, out)
-                                                          : resumed_cpu(t, id, reading, out);
+    return rp_recording_get(id)->cfg.mode == RP_MODE_WALL ? resumed_wall(t, id, now->wall_ns, out)
+                                                          : resumed_cpu(t, id, now, out);
 }
 
 static void on_resumed(void)
@@ -136,6 +148,7 @@ static void on_resumed(void)
     rp_thread *t = rp_sampler_current_thread();
     if (!t)
         return;
+    rp_thread_cpu_resumed(&t->cpu);
     rp_clock_reading now = {.wall_ns = rp_monotonic_ns()};
     record_accepting(t, resumed_charges, &now);
     t->suspended_ns = t->ready_ns = 0;
@@ -146,13 +159,22 @@ static void on_thread_event(rb_event_flag_t event, const rb_internal_thread_even
                             void *unused)
 {
     (void)unused;
+    /* Only at RESUMED: a dying Ractor's thread suspends after its
+     * Ractor's main thread is gone, and rb_thread_main() would crash. */
+    bool resumed = event & RUBY_INTERNAL_THREAD_EVENT_RESUMED;
+    if (resumed && !in_main_ractor()) {
+        rp_ractors_resumed(data->thread); /* another Ractor's: only its time */
+        return;
+    }
+    if (resumed || (event & RUBY_INTERNAL_THREAD_EVENT_SUSPENDED))
+        rp_ractors_leave();
     if (!any_accepting())
         return;
     if (event & RUBY_INTERNAL_THREAD_EVENT_READY) {
         on_ready(data->thread);
     } else if (event & RUBY_INTERNAL_THREAD_EVENT_SUSPENDED) {
         on_suspended(data->thread);
-    } else if ((event & RUBY_INTERNAL_THREAD_EVENT_RESUMED) && in_main_ractor()) {
+    } else if (resumed) {
         rp_gvl_holder_resumed(data->thread);
         on_resumed();
     }
@@ -185,7 +207,7 @@ static void close_gc_segment(rp_vm_state state)
 }
 
 /* A recording's pending GC time, once there is enough of it. */
-static int gc_charges(rp_thread *t, rp_rec_id id, void *unused, rp_charge *out)
+static int gc_charges(rp_thread *t, rp_rec_id id, rp_clock_reading *unused, rp_charge *out)
 {
     (void)unused;
     rp_thread_clock *c = rp_sampler_clock(t, id);
@@ -202,8 +224,9 @@ static int gc_charges(rp_thread *t, rp_rec_id id, void *unused, rp_charge *out)
 static void record_pending_gc(void)
 {
     rp_thread *t = rp_sampler_current_thread();
+    rp_clock_reading now = {.wall_ns = rp_monotonic_ns()};
     if (t)
-        record_accepting(t, gc_charges, NULL);
+        record_accepting(t, gc_charges, &now);
 }
 
 /* GC internal event hook — inside GC, GVL held. */
@@ -252,10 +275,13 @@ static void on_gc_event(rb_event_flag_t event, VALUE data, VALUE self, ID mid, V
 /* --- lifecycle ----------------------------------------------------------- */
 
 /* The thread events the open recordings need: cpu mode only needs
- * RESUMED, nothing being measured while off the GVL. */
+ * RESUMED, nothing being measured while off the GVL — but with M:N
+ * threads SUSPENDED too, for the threads' CPU clocks (thread_cpu.h). */
 static rb_event_flag_t needed_events(void)
 {
     rb_event_flag_t events = RUBY_INTERNAL_THREAD_EVENT_RESUMED;
+    if (rp_thread_cpu_mn())
+        events |= RUBY_INTERNAL_THREAD_EVENT_SUSPENDED;
     for (int i = 0; i < RP_RECORDINGS; i++) {
         const rp_recording *r = rp_recording_get((rp_rec_id)i);
         if (r->open && r->cfg.mode == RP_MODE_WALL)

@@ -4,8 +4,8 @@
  * Context: sample_job runs on the Ruby thread that holds the GVL, at a
  * safepoint, inside whatever Ruby code was running: it must not allocate
  * Ruby objects, raise, or block. It reads the monotonic clock (vDSO) at
- * its start and end, and the thread CPU clock (a system call) once when a
- * recording it serves is in cpu mode; looks up the thread's record and
+ * its start and end, and the thread's CPU clock (thread_cpu.h: a system
+ * call) once when a recording it serves is in cpu mode; looks up the thread's record and
  * copies the frame VALUEs into the sample buffer once for all of them.
  */
 #include "sampler.h"
@@ -27,17 +27,12 @@ int64_t rp_monotonic_ns(void)
     return rp_clock_ns(CLOCK_MONOTONIC);
 }
 
-int64_t rp_sampler_mode_clock_ns(rp_mode mode)
-{
-    return rp_clock_ns(mode == RP_MODE_CPU ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC);
-}
-
-int64_t rp_clock_reading_for(rp_clock_reading *now, rp_rec_id id)
+int64_t rp_clock_reading_for(rp_clock_reading *now, rp_thread *t, rp_rec_id id)
 {
     if (rp_recording_get(id)->cfg.mode == RP_MODE_WALL)
         return now->wall_ns;
     if (!now->has_cpu) {
-        now->cpu_ns = rp_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+        now->cpu_ns = rp_thread_cpu_now(&t->cpu);
         now->has_cpu = true;
     }
     return now->cpu_ns;
@@ -67,6 +62,35 @@ void rp_sampler_record(const rp_thread *t, const rp_charge *charges, int n)
     count_outcome(charges, n, rp_sample_buf_capture(t->thread_seq, t->label_set, charges, n));
 }
 
+void rp_sampler_own_time(rp_thread *t, const bool served[RP_RECORDINGS], const rp_clock_reading *since,
+                         bool skip)
+{
+    int64_t spent = rp_monotonic_ns() - since->wall_ns;
+    if (spent <= 0)
+        return;
+    /* The thread's own CPU time since the charges read it, read again only
+     * when some cpu-mode clock skips it. */
+    int64_t cpu_spent = -1;
+    for (int i = 0; i < RP_RECORDINGS; i++) {
+        rp_recording *r = rp_recording_get((rp_rec_id)i);
+        if (!atomic_load_explicit(&r->accepting, memory_order_relaxed))
+            continue;
+        if (served[i])
+            r->stats.sampling_time_ns += (uint64_t)spent;
+        rp_thread_clock *c = &t->clock[i];
+        if (!skip || c->epoch != r->clock_epoch)
+            continue;
+        if (r->cfg.mode == RP_MODE_WALL) {
+            c->prev_ns += spent;
+        } else if (since->has_cpu) {
+            if (cpu_spent < 0)
+                cpu_spent = rp_thread_cpu_now(&t->cpu) - since->cpu_ns;
+            c->prev_ns += cpu_spent > 0 ? cpu_spent : 0;
+        }
+        c->prev_wall_ns += spent;
+    }
+}
+
 /* Every accepting recording loses a sample the thread has no record for. */
 static void drop_for_all(void)
 {
@@ -87,11 +111,10 @@ rp_thread *rp_sampler_current_thread(void)
 }
 
 /* The clock starts now, or at 0, with nothing pending from before. */
-static void start_clock(rp_thread_clock *c, const rp_recording *r, bool from_zero)
+static void start_clock(rp_thread *t, rp_thread_clock *c, const rp_recording *r, bool from_zero)
 {
     c->prev_wall_ns = rp_monotonic_ns();
-    c->prev_ns = from_zero ? 0 : r->cfg.mode == RP_MODE_WALL ? c->prev_wall_ns
-                                                            : rp_sampler_mode_clock_ns(RP_MODE_CPU);
+    c->prev_ns = from_zero ? 0 : r->cfg.mode == RP_MODE_WALL ? c->prev_wall_ns : rp_thread_cpu_now(&t->cpu);
     c->pending_blocked_ns = c->pending_wait_ns = 0;
     c->pending_gc_mark_ns = c->pending_gc_sweep_ns = 0;
     c->epoch = r->clock_epoch;
@@ -105,7 +128,7 @@ rp_thread_clock *rp_sampler_clock(rp_thread *t, rp_rec_id id)
         /* The whole-process profile covers every thread's life: a thread
          * first seen since it began, with no pause since, has used CPU
          * only for it. A session does not know what a thread did before. */
-        start_clock(c, r, id == RP_REC_WHOLE && r->cfg.mode == RP_MODE_CPU &&
+        start_clock(t, c, r, id == RP_REC_WHOLE && r->cfg.mode == RP_MODE_CPU &&
                               r->clock_epoch == r->open_epoch && t->seen_epoch >= r->open_epoch);
     return c;
 }
@@ -118,13 +141,13 @@ void rp_sampler_start_clock(rp_rec_id id)
         return;
     if (is_new)
         t->seen_epoch = rp_recordings_epoch();
-    start_clock(&t->clock[id], rp_recording_get(id), false);
+    start_clock(t, &t->clock[id], rp_recording_get(id), false);
 }
 
 int rp_sampler_charge(rp_thread *t, rp_rec_id id, rp_clock_reading *now, rp_charge *charges)
 {
     rp_thread_clock *c = rp_sampler_clock(t, id);
-    int64_t clock = rp_clock_reading_for(now, id);
+    int64_t clock = rp_clock_reading_for(now, t, id);
     int64_t weight = clock - c->prev_ns;
     c->prev_ns = clock;
     c->prev_wall_ns = now->wall_ns;
@@ -143,8 +166,12 @@ void rp_sampler_charge_current(rp_rec_id id)
         return;
     rp_clock_reading now = {.wall_ns = rp_monotonic_ns()};
     rp_charge charge;
-    if (rp_sampler_charge(t, id, &now, &charge))
+    if (rp_sampler_charge(t, id, &now, &charge)) {
         rp_sampler_record(t, &charge, 1);
+        bool served[RP_RECORDINGS] = {false};
+        served[id] = true;
+        rp_sampler_own_time(t, served, &now, false);
+    }
 }
 
 /* Postponed job — Ruby thread with the GVL, at a safepoint. Serves every
@@ -156,7 +183,8 @@ static void sample_job(void *unused)
     (void)unused;
     /* The job's own cost is measured on the vDSO monotonic clock: in cpu
      * mode the thread CPU clock is a system call, and one per sample is
-     * enough. */
+     * enough. Its time stays in the thread's clocks: the next sample, of
+     * the same code as a rule, is charged for it. */
     rp_clock_reading now = {.wall_ns = rp_monotonic_ns()};
     rp_thread *t = NULL;
     rp_charge charges[RP_CHARGES_MAX];
@@ -175,12 +203,8 @@ static void sample_job(void *unused)
     }
     if (n > 0)
         rp_sampler_record(t, charges, n);
-    if (!t)
-        return;
-    uint64_t spent = (uint64_t)(rp_monotonic_ns() - now.wall_ns);
-    for (int i = 0; i < RP_RECORDINGS; i++)
-        if (took[i])
-            rp_recording_get((rp_rec_id)i)->stats.sampling_time_ns += spent;
+    if (t)
+        rp_sampler_own_time(t, took, &now, false);
 }
 
 int rp_sampler_init(void)

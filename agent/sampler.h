@@ -27,9 +27,6 @@ void rp_sampler_trigger(void);
 /* CLOCK_MONOTONIC in ns (vDSO: no system call). */
 int64_t rp_monotonic_ns(void);
 
-/* The clock of `mode` for the calling thread, in ns. */
-int64_t rp_sampler_mode_clock_ns(rp_mode mode);
-
 struct rp_thread;
 struct rp_thread_clock;
 
@@ -56,9 +53,9 @@ typedef struct rp_clock_reading {
     bool has_cpu;
 } rp_clock_reading;
 
-/* The reading's value on recording `id`'s clock (reading the CPU clock
- * the first time it is needed). */
-int64_t rp_clock_reading_for(rp_clock_reading *now, rp_rec_id id);
+/* The reading's value on recording `id`'s clock (reading thread `t`'s CPU
+ * clock the first time it is needed; `t` is the calling thread). */
+int64_t rp_clock_reading_for(rp_clock_reading *now, struct rp_thread *t, rp_rec_id id);
 
 /* GVL held: adds to `charges` (room for RP_CHARGES_MAX) the time of
  * thread `t` since its previous sample for recording `id`, as running
@@ -78,6 +75,17 @@ void rp_sampler_charge_current(rp_rec_id id);
  * the thread's number and labels (used by the sampling job and the GVL
  * and GC trackers); counts what was dropped or cut for each recording. */
 void rp_sampler_record(const struct rp_thread *t, const struct rp_charge *charges, int n);
+
+/* GVL held, after a capture the agent made on thread `t` since the clock
+ * reading `since` (its charges'): that time counts as sampling time of
+ * the recordings `served` marks. With `skip` it is also no program time:
+ * every accepting recording's clock of the thread skips it (wall time, or
+ * the thread's CPU time read again), so that the program's next sample,
+ * which after a GVL switch or GC can be a different method, is not
+ * charged for the agent's work. The sampling job does not skip: one more
+ * CPU clock read per sample would cost more than the work it leaves out. */
+void rp_sampler_own_time(struct rp_thread *t, const bool served[RP_RECORDINGS],
+                         const rp_clock_reading *since, bool skip);
 
 /* Fork child: the parent's ticks are not this process's. */
 void rp_sampler_after_fork(void);

@@ -3,6 +3,7 @@
  *
  * Records are created with the GVL held (postponed job) and handed back by
  * the EXITED thread event hook, which runs without the GVL: that hook only
+ * ends the thread's Ractor stretch (ractors.h) and
  * pushes the record on a lock-free free list (no lock, no allocation); the
  * next thread seen pops it. There is one consumer (the GVL holder), so the
  * Treiber stack cannot suffer ABA.
@@ -15,6 +16,7 @@
 
 #include "gvl_holder.h"
 #include "log.h"
+#include "ractors.h"
 
 static rb_internal_thread_specific_key_t thread_key;
 static _Atomic(rp_thread *) free_records;
@@ -30,6 +32,7 @@ static void on_thread_exited(rb_event_flag_t event, const rb_internal_thread_eve
 {
     (void)event;
     (void)user_data;
+    rp_ractors_leave();
     rp_gvl_holder_exited(data->thread);
     rp_thread *t = rb_internal_thread_specific_get(data->thread, thread_key);
     if (!t)
@@ -96,6 +99,7 @@ rp_thread *rp_threads_current(bool *is_new)
         t->profile_depth = 0;
     }
     memset(t->clock, 0, sizeof(t->clock)); /* epoch 0: none */
+    rp_thread_cpu_reset(&t->cpu);
     t->suspended_ns = 0;
     t->ready_ns = 0;
     t->thread_seq = next_thread_seq++;

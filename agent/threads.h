@@ -2,7 +2,7 @@
  * agent/threads.h — what the agent knows about each Ruby thread.
  *
  * Owns: the per-thread record (a clock per recording at its previous
- * sample, the GVL timestamps, thread_seq, the thread's labels),
+ * sample, its CPU clock (thread_cpu.h), the GVL timestamps, thread_seq, the thread's labels),
  * found through Ruby's thread-specific storage, created when a thread is
  * first seen and recycled when it exits; thread numbering 1, 2, ... in the
  * order threads are first seen.
@@ -16,6 +16,7 @@
 
 #include "recording.h"
 #include "ruby_api.h"
+#include "thread_cpu.h"
 
 /* A thread's clock for one recording (recording.h), at its previous
  * sample for that recording. */
@@ -30,6 +31,7 @@ typedef struct rp_thread_clock {
 
 typedef struct rp_thread {
     rp_thread_clock clock[RP_RECORDINGS];
+    rp_thread_cpu cpu;    /* its CPU clock, whatever native thread runs it */
     int64_t suspended_ns; /* CLOCK_MONOTONIC when it released the GVL, or 0 */
     int64_t ready_ns;     /* CLOCK_MONOTONIC when it asked for the GVL back, or 0 */
     uint32_t thread_seq;  /* 1-based, in the order first seen */

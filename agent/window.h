@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "aggregator.h"
+#include "ractors.h"
 #include "recording.h"
 
 typedef struct rp_window {
@@ -24,6 +25,7 @@ typedef struct rp_window {
     rp_sampler_stats stats; /* counters at the start */
     size_t fold_dropped;    /* the aggregator's drops at the start */
     int64_t user_ns, sys_ns; /* the process's CPU time at the start (0: since it began) */
+    int64_t ractor_ns[RP_RACTORS_MAX]; /* the Ractors' time at the start (ractors.h) */
     int64_t *weights;       /* table entry → weight at the start */
     size_t count;           /* table entries at the start */
 } rp_window;

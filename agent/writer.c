@@ -27,6 +27,7 @@
 #include "labels.h"
 #include "log.h"
 #include "procstats.h"
+#include "ractors.h"
 #include "ruby_api.h"
 #include "../common/hash.h"
 #include "../common/idxset.h"
@@ -229,6 +230,27 @@ static uint32_t *map_stacks(rp_profile *p, const rp_aggregate *agg, const uint32
     return stack_map;
 }
 
+/* One row per Ractor other than the main one, with the time it gained in
+ * the window (ractors.h): its own frame, the agent's labels, thread 0. */
+static int add_ractor_rows(rp_profile *p, const rp_write_request *req, label_composer *labels)
+{
+    int64_t now[RP_RACTORS_MAX];
+    rp_ractors_totals(req->recording, now);
+    for (size_t i = 0; i < RP_RACTORS_MAX; i++) {
+        const char *label = rp_ractors_label(i);
+        int64_t weight = now[i] - req->window->ractor_ns[i];
+        if (!label || weight <= 0)
+            continue;
+        uint32_t frame = rp_profile_frame(p, rp_profile_cstring(p, RP_RACTOR_PATH), rp_profile_cstring(p, label));
+        uint32_t stack = frame == RP_IDX_NONE ? RP_IDX_NONE : rp_profile_stack(p, &frame, 1);
+        uint32_t set = label_set_of(labels, rp_sample_key(0, RP_VM_RUNNING));
+        if (stack == RP_IDX_NONE || set == RP_IDX_NONE ||
+            rp_sample_table_add(&p->samples, stack, 0, set, weight) != RP_SAMPLE_OK)
+            return -1;
+    }
+    return 0;
+}
+
 /* The samples of the window: what each table entry gained since it began. */
 static int copy_samples(rp_profile *p, const rp_write_request *req, const rp_aggregate *agg,
                         const uint32_t *frame_map)
@@ -249,6 +271,8 @@ static int copy_samples(rp_profile *p, const rp_write_request *req, const rp_agg
                 RP_SAMPLE_OK)
             rc = -1;
     }
+    if (rc == 0)
+        rc = add_ractor_rows(p, req, &labels);
     composer_free(&labels);
     free(stack_map);
     return rc;

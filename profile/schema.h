@@ -64,6 +64,9 @@
 
 /* Frame path of C functions (rb_profile_frame_path gives nil for them). */
 #define RP_C_METHOD_PATH "<C method>"
+/* Frame path of the one-frame rows of Ractors other than the main one
+ * (labelled "Ractor #<id> <name>"): their time, without their stacks. */
+#define RP_RACTOR_PATH "<Ractor>"
 
 /* Labels that carry VM state (profile/vm_state.h maps states to them). */
 #define RP_LABEL_GVL "%GVL"

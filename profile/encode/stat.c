@@ -60,10 +60,26 @@ int64_t rp_stat_state_totals(const rp_profile *p, int64_t sums[RP_VM_STATE_COUNT
     return total;
 }
 
+/* The time of the rows of Ractors other than the main one (schema.h). */
+static int64_t ractors_total(const rp_profile *p)
+{
+    uint32_t path = rp_strtab_find(&p->strings, RP_RACTOR_PATH, strlen(RP_RACTOR_PATH));
+    int64_t sum = 0;
+    if (path == RP_IDX_NONE)
+        return 0;
+    for (size_t i = 0; i < p->samples.count; i++) {
+        uint32_t depth;
+        const uint32_t *frames = rp_stack_table_get(&p->stacks, p->samples.samples[i].stack, &depth);
+        if (depth > 0 && p->frames[frames[0]].path == path)
+            rp_add_saturating(&sum, p->samples.samples[i].weight);
+    }
+    return sum;
+}
+
 static void write_breakdown(rp_out *out, const rp_profile *p)
 {
     int64_t sums[RP_VM_STATE_COUNT];
-    int64_t total = rp_stat_state_totals(p, sums);
+    int64_t total = rp_stat_state_totals(p, sums), ractors = ractors_total(p);
     char buf[RP_NUMFMT_MAX], title[80];
     rp_out_write(out, "\n", 1);
     if (p->meta.process_count > 1)
@@ -74,6 +90,9 @@ static void write_breakdown(rp_out *out, const rp_profile *p)
         snprintf(title, sizeof(title), "[Rperf] %s", rp_vm_state_titles[c]);
         pct_line(out, rp_fmt_ms(sums[c], buf), "ms",
                  total > 0 ? (double)sums[c] * 100.0 / (double)total : 0.0, title);
+        if (c == RP_VM_RUNNING && ractors > 0)
+            pct_line(out, rp_fmt_ms(ractors, buf), "ms", total > 0 ? (double)ractors * 100.0 / (double)total : 0.0,
+                     "[Rperf]   of it in Ractors other than the main one");
     }
 }
 
