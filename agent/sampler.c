@@ -103,10 +103,19 @@ rp_thread *rp_sampler_current_thread(void)
 {
     bool is_new;
     rp_thread *t = rp_threads_current(&is_new);
-    if (!t)
+    if (!t) {
         drop_for_all();
-    else if (is_new)
+        return NULL;
+    }
+    if (is_new)
         t->seen_epoch = rp_recordings_epoch();
+    /* Clocks start where the thread is first seen in their epoch — its
+     * first GVL acquisition, as a rule — not at its first charge: a
+     * thread that begins with a long C call holding the GVL is charged
+     * for it when it returns. */
+    for (int i = 0; i < RP_RECORDINGS; i++)
+        if (atomic_load_explicit(&rp_recording_get((rp_rec_id)i)->accepting, memory_order_relaxed))
+            rp_sampler_clock(t, (rp_rec_id)i);
     return t;
 }
 

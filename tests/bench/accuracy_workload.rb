@@ -12,6 +12,13 @@
 #               that holds the GVL (busy-wait or sleep)
 #   ruby-first  the same, the first a Ruby busy-wait
 #   random      12 calls of 10-70 ms in random order
+#   phases      for M:N threads (RUBY_MN_THREADS=1), where a thread's CPU
+#               clock is its native thread's and counts other threads:
+#               three phases, each of THREADS threads running one method
+#               at once (Ruby loops of 2:1:1 counted iterations, the last
+#               sleeping 20 ms without the GVL after its loop); a phase's
+#               truth is the process's CPU time over it (cpu mode) less the
+#               agent's sampling thread's, or the threads' wall time
 require "json"
 
 mode, threads, scenario, seed, out = ARGV[0], Integer(ARGV[1]), ARGV[2], Integer(ARGV[3]), ARGV[4]
@@ -42,6 +49,39 @@ def plan_for(scenario, rng)
   first = FIRST_CHOICES.fetch(scenario) { abort "unknown scenario #{scenario}" }
   calls = [first.sample(random: rng)] + Array.new(11) { METHODS.keys.sample(random: rng) }
   calls.map { |m| [m, 10 + rng.rand(61)] }
+end
+
+def spin(n) = n.times { }
+def spin_long = spin(3_000_000)
+def spin_short = spin(1_500_000)
+def spin_then_wait
+  spin(1_500_000)
+  RperfBench.c_sleep_nogvl(20)
+end
+
+# CPU time of this process but the agent's sampling thread (schedstat: ns).
+def process_cpu_ns
+  agent = Dir.glob("/proc/self/task/*").sum do |task|
+    File.read("#{task}/comm").strip == "rperf-worker" ? File.read("#{task}/schedstat").split.first.to_i : 0
+  end
+  Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID, :nanosecond) - agent
+end
+
+if scenario == "phases"
+  truth = {}
+  %w[spin_long spin_short spin_then_wait].each do |name|
+    t0 = mode == "cpu" ? process_cpu_ns : 0
+    walls = Array.new(threads) do
+      Thread.new do
+        w0 = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
+        send(name)
+        Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond) - w0
+      end
+    end.map(&:value)
+    truth["Object##{name}"] = mode == "cpu" ? process_cpu_ns - t0 : walls.sum
+  end
+  File.write(out, JSON.generate(truth))
+  exit
 end
 
 rng = Random.new(seed)
