@@ -420,6 +420,7 @@ static void close_session_at_end(void)
 {
     if (!rp_recording_get(RP_REC_SESSION)->open)
         return;
+    rp_ractors_settle();
     rp_recording_close(RP_REC_SESSION);
     rp_aggregator_clear(RP_REC_SESSION);
 }
@@ -438,6 +439,7 @@ static void end_profile(void)
         stop_machinery_if_idle();
         return;
     }
+    rp_ractors_settle(); /* the Ractors still running count up to here */
     rp_recording_close(RP_REC_WHOLE);
     if (!stop_machinery_if_idle()) {
         rp_log("the sampling thread did not stop; no profile written for process %ld",

@@ -9,6 +9,7 @@
  */
 #include "defer.h"
 
+#include "ractors.h"
 #include "recording.h"
 #include "sampler.h"
 #include "threads.h"
@@ -33,6 +34,7 @@ static void apply(void)
         changed = true;
         if (pause) {
             rp_sampler_charge_current(id);
+            rp_ractors_settle();
             rp_recording_pause(id);
         } else {
             rp_recording_resume(id);

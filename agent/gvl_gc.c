@@ -163,7 +163,10 @@ static void on_thread_event(rb_event_flag_t event, const rb_internal_thread_even
     /* Only at RESUMED: a dying Ractor's thread suspends after its
      * Ractor's main thread is gone, and rb_thread_main() would crash. */
     bool resumed = event & RUBY_INTERNAL_THREAD_EVENT_RESUMED;
-    if (resumed && !in_main_ractor()) {
+    int main_ractor = resumed ? rp_ractors_is_main(data->thread) : 1;
+    if (main_ractor < 0)
+        main_ractor = in_main_ractor();
+    if (!main_ractor) {
         rp_ractors_resumed(data->thread); /* another Ractor's: only its time */
         return;
     }

@@ -3,7 +3,9 @@
  */
 #include "ractors.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,7 +23,7 @@ enum {
 };
 
 typedef struct ractor_row {
-    _Atomic VALUE key;     /* the Ractor's main thread (rb_thread_main), 0: unused */
+    _Atomic VALUE key;     /* its rb_ractor_t (layout), else its main thread; 0: unused */
     _Atomic int ready;     /* label written */
     char label[RP_RACTOR_NAME_MAX + 16];
     _Atomic int64_t ns[RP_RECORDINGS];
@@ -30,17 +32,43 @@ typedef struct ractor_row {
 static ractor_row rows[RP_RACTORS_MAX];
 static _Atomic uint32_t seen; /* Ractors numbered in order seen, without the layout */
 static bool layout;
+static char *main_ractor; /* the main Ractor's rb_ractor_t, with the layout */
 static size_t name_offset; /* of rb_ractor_t.name, after threads.main and thgroup_default */
 
-/* This native thread's running stretch of a Ractor's thread. */
-static __thread struct {
-    int row; /* -1: none */
-    int64_t cpu_ns, wall_ns;
-} stretch = {-1, 0, 0};
+/* The stretches of Ractors' threads running now, one slot per native
+ * thread that has run one: the hooks of that native thread open and
+ * close its stretch, and a profile being written counts what the open
+ * ones have so far (a Ractor computing in one stretch from its start
+ * would otherwise show nothing until its thread exits, which can be after
+ * the main Ractor took its result and wrote its profile). A slot's lock
+ * is held for a clock read. */
+#define STRETCHES_MAX 256
+typedef struct stretch {
+    atomic_flag lock;
+    _Atomic bool used;       /* claimed by a native thread, freed at its exit */
+    int row;                 /* the Ractor running on it, -1: none */
+    clockid_t cpu_clock;     /* the native thread's CPU clock, or -1 */
+    int64_t cpu_ns, wall_ns; /* where the time not yet counted starts */
+} stretch;
+
+static stretch stretches[STRETCHES_MAX];
+static __thread int own_stretch = -1; /* this native thread's slot, -1: none */
+static pthread_key_t stretch_key;     /* frees the slot at the native thread's exit */
+static bool stretch_key_made;
+
+static void free_stretch(void *slot);
 
 static char *thread_struct(VALUE thread)
 {
     return (char *)RTYPEDDATA_GET_DATA(thread);
+}
+
+/* The thread's Ractor (layout): read from the thread itself, as the hook
+ * that starts a thread runs before Ruby makes it the native thread's
+ * current one. */
+static char *ractor_of(VALUE thread)
+{
+    return *(char **)(thread_struct(thread) + TH_RACTOR_OFFSET);
 }
 
 /* Whether `r` is a Ractor's structure: its Ractor object (a typed data
@@ -79,6 +107,7 @@ static bool layout_holds(void)
         if (*(char **)(r + off) == th && *(VALUE *)(r + off + sizeof(VALUE)) == group &&
             *(VALUE *)(r + off + 2 * sizeof(VALUE)) == Qnil) {
             name_offset = off + 2 * sizeof(VALUE);
+            main_ractor = r;
             return true;
         }
     }
@@ -88,6 +117,7 @@ static bool layout_holds(void)
 void rp_ractors_init(void)
 {
     layout = layout_holds();
+    stretch_key_made = pthread_key_create(&stretch_key, free_stretch) == 0;
 }
 
 /* "Ractor #<id>", and its name when it has one. */
@@ -96,7 +126,7 @@ static void write_label(ractor_row *row, VALUE thread)
     char name[RP_RACTOR_NAME_MAX] = "";
     uint32_t id;
     if (layout) {
-        char *r = *(char **)(thread_struct(thread) + TH_RACTOR_OFFSET);
+        char *r = ractor_of(thread);
         id = *(uint32_t *)(r + R_ID_OFFSET);
         VALUE v = *(VALUE *)(r + name_offset);
         if (RB_TYPE_P(v, T_STRING)) {
@@ -134,35 +164,125 @@ static int row_of(VALUE key, VALUE thread)
     return -1;
 }
 
-void rp_ractors_resumed(VALUE thread)
+static void lock_stretch(stretch *st)
 {
-    rp_ractors_leave();
-    int row = row_of(rb_thread_main(), thread);
-    if (row < 0)
-        return;
-    stretch.row = row;
-    stretch.cpu_ns = rp_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-    stretch.wall_ns = rp_clock_ns(CLOCK_MONOTONIC);
+    while (atomic_flag_test_and_set_explicit(&st->lock, memory_order_acquire))
+        ; /* held for one clock read */
 }
 
-void rp_ractors_leave(void)
+static void unlock_stretch(stretch *st)
 {
-    if (stretch.row < 0)
-        return;
-    ractor_row *row = &rows[stretch.row];
-    stretch.row = -1;
-    int64_t cpu = rp_clock_ns(CLOCK_THREAD_CPUTIME_ID) - stretch.cpu_ns;
-    int64_t wall = rp_clock_ns(CLOCK_MONOTONIC) - stretch.wall_ns;
+    atomic_flag_clear_explicit(&st->lock, memory_order_release);
+}
+
+/* Slot locked: adds the time since the stretch's start to its Ractor's
+ * row, for every accepting recording, and moves the start to now. */
+static void count_stretch(stretch *st, int64_t cpu_now, int64_t wall_now)
+{
+    ractor_row *row = &rows[st->row];
+    int64_t cpu = cpu_now >= 0 ? cpu_now - st->cpu_ns : 0, wall = wall_now - st->wall_ns;
     for (int i = 0; i < RP_RECORDINGS; i++) {
         const rp_recording *r = rp_recording_get((rp_rec_id)i);
         if (atomic_load_explicit(&r->accepting, memory_order_relaxed))
             atomic_fetch_add_explicit(&row->ns[i], r->cfg.mode == RP_MODE_CPU ? cpu : wall,
                                       memory_order_relaxed);
     }
+    if (cpu_now >= 0)
+        st->cpu_ns = cpu_now;
+    st->wall_ns = wall_now;
+}
+
+/* Native thread exit (pthread key destructor): its slot is free again. */
+static void free_stretch(void *slot)
+{
+    stretch *st = &stretches[(intptr_t)slot - 1];
+    lock_stretch(st);
+    if (st->row >= 0)
+        count_stretch(st, rp_clock_ns(CLOCK_THREAD_CPUTIME_ID), rp_clock_ns(CLOCK_MONOTONIC));
+    st->row = -1;
+    atomic_store(&st->used, false);
+    unlock_stretch(st);
+    own_stretch = -1;
+}
+
+/* This native thread's slot, claimed on first use; NULL when all are taken. */
+static stretch *claim_stretch(void)
+{
+    if (own_stretch >= 0)
+        return &stretches[own_stretch];
+    for (int i = 0; i < STRETCHES_MAX; i++) {
+        bool expected = false;
+        if (atomic_load(&stretches[i].used) || !atomic_compare_exchange_strong(&stretches[i].used, &expected, true))
+            continue;
+        stretch *st = &stretches[i];
+        st->row = -1;
+        if (pthread_getcpuclockid(pthread_self(), &st->cpu_clock) != 0)
+            st->cpu_clock = (clockid_t)-1; /* its CPU time counted by its own hooks only */
+        own_stretch = i;
+        if (stretch_key_made)
+            pthread_setspecific(stretch_key, (void *)(intptr_t)(i + 1));
+        return st;
+    }
+    return NULL;
+}
+
+int rp_ractors_is_main(VALUE thread)
+{
+    return layout ? ractor_of(thread) == main_ractor : -1;
+}
+
+void rp_ractors_resumed(VALUE thread)
+{
+    int row = row_of(layout ? (VALUE)ractor_of(thread) : rb_thread_main(), thread);
+    stretch *st = row < 0 ? NULL : claim_stretch();
+    if (!st) {
+        rp_ractors_leave();
+        return;
+    }
+    int64_t cpu = rp_clock_ns(CLOCK_THREAD_CPUTIME_ID), wall = rp_clock_ns(CLOCK_MONOTONIC);
+    lock_stretch(st);
+    if (st->row >= 0)
+        count_stretch(st, cpu, wall);
+    st->row = row;
+    st->cpu_ns = cpu;
+    st->wall_ns = wall;
+    unlock_stretch(st);
+}
+
+void rp_ractors_leave(void)
+{
+    if (own_stretch < 0)
+        return;
+    stretch *st = &stretches[own_stretch];
+    lock_stretch(st);
+    if (st->row >= 0) {
+        count_stretch(st, rp_clock_ns(CLOCK_THREAD_CPUTIME_ID), rp_clock_ns(CLOCK_MONOTONIC));
+        st->row = -1;
+    }
+    unlock_stretch(st);
+}
+
+void rp_ractors_settle(void)
+{
+    int64_t wall = rp_clock_ns(CLOCK_MONOTONIC);
+    for (int i = 0; i < STRETCHES_MAX; i++) {
+        stretch *st = &stretches[i];
+        if (!atomic_load_explicit(&st->used, memory_order_acquire))
+            continue;
+        lock_stretch(st);
+        if (st->row >= 0 && i != own_stretch) {
+            struct timespec ts;
+            int64_t cpu = st->cpu_clock != (clockid_t)-1 && clock_gettime(st->cpu_clock, &ts) == 0
+                              ? rp_timespec_ns(ts) : -1;
+            count_stretch(st, cpu, wall);
+        }
+        unlock_stretch(st);
+    }
 }
 
 void rp_ractors_totals(rp_rec_id id, int64_t *out)
 {
+    rp_ractors_settle();
     for (int i = 0; i < RP_RACTORS_MAX; i++)
         out[i] = atomic_load_explicit(&rows[i].ns[id], memory_order_relaxed);
 }
@@ -177,6 +297,9 @@ const char *rp_ractors_label(size_t i)
 void rp_ractors_after_fork(void)
 {
     memset(rows, 0, sizeof(rows));
+    memset(stretches, 0, sizeof(stretches));
     atomic_store(&seen, 0);
-    stretch.row = -1;
+    own_stretch = -1;
+    if (stretch_key_made)
+        pthread_setspecific(stretch_key, NULL);
 }

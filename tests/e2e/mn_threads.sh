@@ -1,0 +1,72 @@
+# M:N threads (RUBY_MN_THREADS=1): several Ruby threads take turns on a
+# few native threads, whose CPU clocks count all of them. Each Ruby
+# thread's CPU time must still be its own (agent/thread_cpu.h), and wall
+# mode must give every thread its time and its sleeps as GVL blocked, as
+# with 1:1 threads. Before, M:N charged the same CPU time to every
+# thread sharing a native one (5x the process's CPU, the 2:1 split lost).
+. "$(dirname "$0")/lib.sh"
+
+# cpu: two phases of four threads each; a phase's truth is the process's
+# CPU time over it, less the agent's own sampling thread's (a thread's own
+# clock measures nothing under M:N).
+cat >phases.rb <<'RUBY'
+def spin(n) = n.times { }
+def worker_a = spin(3_000_000)
+def worker_b
+  spin(1_500_000)
+  sleep 0.05
+end
+def agent_cpu_ns
+  Dir.glob("/proc/self/task/*").sum do |task|
+    File.read("#{task}/comm").strip == "rperf-worker" ? File.read("#{task}/schedstat").split.first.to_i : 0
+  end
+end
+cpu = -> { Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID, :nanosecond) - agent_cpu_ns }
+t0 = cpu.()
+Array.new(4) { Thread.new { worker_a } }.each(&:join)
+t1 = cpu.()
+Array.new(4) { Thread.new { worker_b } }.each(&:join)
+t2 = cpu.()
+puts "Object#worker_a #{t1 - t0}", "Object#worker_b #{t2 - t1}"
+RUBY
+for mn in 0 1; do
+    RUBY_MN_THREADS=$mn profiled "c$mn" "$RUBY" phases.rb >truth$mn.txt || fail "phases.rb, RUBY_MN_THREADS=$mn"
+    profile=$(only_profile "c$mn")
+    total=$(check total "$profile")
+    for m in Object#worker_a Object#worker_b; do
+        got=$(check weight "$profile" "$m")
+        truth=$(awk -v m="$m" '$1 == m { print $2 }' truth$mn.txt)
+        err=$(awk -v g="$got" -v t="$truth" -v T="$total" 'BEGIN { printf "%.2f", (g - t) * 100 / T }')
+        note "cpu, RUBY_MN_THREADS=$mn: $m $((got / 1000000)) ms, truth $((truth / 1000000)) ms ($err% of $((total / 1000000)) ms)"
+        awk -v e="$err" 'BEGIN { exit !(e >= -2 && e <= 2) }' \
+            || fail "cpu, RUBY_MN_THREADS=$mn: $m is off by $err% of the total (at most 2)"
+    done
+done
+
+# wall: every thread's time and its sleeps, with truths of their own: the
+# threads' lifetimes as they measured them, and the 4 x 100 ms they slept
+# (GVL blocked). How much of the rest is running and how much GVL wait is
+# the thread scheduler's choice, which M:N makes differently.
+cat >states.rb <<'RUBY'
+def spin(n) = n.times { }
+def mono = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
+def timed
+  t0 = mono
+  yield
+  mono - t0
+end
+threads = Array.new(4) { Thread.new { timed { spin(2_000_000) } } } +
+          Array.new(4) { Thread.new { timed { spin(1_000_000); sleep 0.1; spin(1_000_000) } } }
+puts threads.sum(&:value)
+RUBY
+for mn in 0 1; do
+    lives=$(RUBY_MN_THREADS=$mn RPERF_MODE=wall profiled "w$mn" "$RUBY" states.rb) || fail "states.rb, RUBY_MN_THREADS=$mn"
+    profile=$(only_profile "w$mn")
+    threads=$(check weight "$profile" "block (2 levels) in <main>")
+    slept=$(check labeled "$profile" "Kernel#sleep" "%GVL=blocked")
+    note "wall, RUBY_MN_THREADS=$mn: the threads $((threads / 1000000)) ms (they lived $((lives / 1000000)) ms), slept $((slept / 1000000)) ms (truth 400)"
+    awk -v p="$threads" -v t="$lives" 'BEGIN { exit !(p >= 0.95 * t && p <= 1.05 * t) }' \
+        || fail "wall, RUBY_MN_THREADS=$mn: the threads got $threads ns, they lived $lives ns (5% at most)"
+    awk -v p="$slept" 'BEGIN { exit !(p >= 360e6 && p <= 440e6) }' \
+        || fail "wall, RUBY_MN_THREADS=$mn: the sleeps are $slept ns GVL blocked, truth 400 ms (10% at most)"
+done

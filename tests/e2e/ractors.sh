@@ -1,0 +1,68 @@
+# Ractors other than the main one: their time is attributed, one row per
+# Ractor named as Ruby names it ("Ractor #2 alpha", agent/ractors.h), in
+# both modes and both thread models; stat gives their share; and a program
+# using Ractors runs as it does without the agent, 50 times over.
+. "$(dirname "$0")/lib.sh"
+
+# The Ractors' truth: the process's CPU time less the main thread's own
+# (a 1:1 thread: its clock is its own) and the agent's sampling thread's.
+cat >ractors.rb <<'RUBY'
+def main_work = 2_000_000.times { }
+def agent_cpu_ns
+  Dir.glob("/proc/self/task/*").sum do |task|
+    File.read("#{task}/comm").strip == "rperf-worker" ? File.read("#{task}/schedstat").split.first.to_i : 0
+  end
+end
+n = Integer(ARGV[0])
+process = -> { Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID, :nanosecond) - agent_cpu_ns }
+own = -> { Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID, :nanosecond) }
+p0, m0 = process.(), own.()
+rs = %w[alpha beta].map { |name| Ractor.new(n, name: name) { |k| i = 0; i += 1 while i < k; i } }
+main_work
+results = rs.map(&:take)
+p1, m1 = process.(), own.()
+puts "results #{results.inspect}"
+$stderr.puts "ractors_ns #{(p1 - p0) - (m1 - m0)}"
+RUBY
+
+for mn in 0 1; do
+    for mode in cpu wall; do
+        s="$mode$mn"
+        RUBY_MN_THREADS=$mn RPERF_MODE=$mode profiled "$s" "$RUBY" -W0 ractors.rb 10000000 >out.txt 2>err.txt \
+            || fail "ractors.rb, $mode, RUBY_MN_THREADS=$mn: $(cat err.txt)"
+        grep -q "^results \[10000000, 10000000\]$" out.txt || fail "ractors.rb printed: $(cat out.txt)"
+        profile=$(only_profile "$s")
+        for name in "Ractor #2 alpha" "Ractor #3 beta"; do
+            [ "$(check weight "$profile" "$name")" -gt 0 ] || fail "$mode, RUBY_MN_THREADS=$mn: no row \"$name\""
+        done
+        rows=$(( $(check weight "$profile" "Ractor #2 alpha") + $(check weight "$profile" "Ractor #3 beta") ))
+        "$ANALYZE" stat "$s" >stat.txt
+        grep -q "of it in Ractors other than the main one" stat.txt || fail "stat says nothing of the Ractors: $(cat stat.txt)"
+        if [ "$mode" = cpu ]; then
+            truth=$(awk '/^ractors_ns/ { print $2 }' err.txt)
+            note "cpu, RUBY_MN_THREADS=$mn: Ractors $((rows / 1000000)) ms, truth $((truth / 1000000)) ms"
+            awk -v r="$rows" -v t="$truth" 'BEGIN { exit !(r >= 0.9 * t && r <= 1.1 * t) }' \
+                || fail "cpu, RUBY_MN_THREADS=$mn: the Ractors got $rows ns of $truth ns (10% at most)"
+        else
+            note "wall, RUBY_MN_THREADS=$mn: Ractors $((rows / 1000000)) ms running"
+        fi
+    done
+done
+
+# Unchanged: the same output and status as without the agent, every run.
+cat >short.rb <<'RUBY'
+rs = Array.new(3) { |i| Ractor.new(i) { |k| s = 0; 200_000.times { |j| s += j * k }; s } }
+r = Ractor.new { Ractor.receive * 2 }
+r.send(21)
+p rs.map(&:take) + [r.take]
+RUBY
+want=$("$RUBY" -W0 short.rb)
+for run in $(seq 1 50); do
+    mn=$((run % 2)) mode=$([ $((run % 4)) -lt 2 ] && echo cpu || echo wall)
+    rc=0
+    got=$(RUBY_MN_THREADS=$mn RPERF_MODE=$mode profiled "short$run" "$RUBY" -W0 short.rb 2>err.txt) || rc=$?
+    [ "$rc" = 0 ] && [ "$got" = "$want" ] \
+        || fail "run $run ($mode, RUBY_MN_THREADS=$mn): status $rc, output \"$got\" (want \"$want\"): $(head -5 err.txt)"
+    rm -rf "short$run"
+done
+note "50 runs of a Ractor program, both modes, both thread models: output and status unchanged"
