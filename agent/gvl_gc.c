@@ -17,7 +17,6 @@
 #include "gvl_gc.h"
 
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <time.h>
 
 #include "gvl_holder.h"
@@ -135,7 +134,7 @@ static void record_accepting(rp_thread *t, charges_fn charges_of, rp_clock_readi
     if (n == 0)
         return;
     rp_sampler_record(t, charges, n);
-    rp_sampler_own_time(t, served, now, getenv("RP_SKIP") != NULL);
+    rp_sampler_own_time(t, served, now);
 }
 
 static int resumed_charges(rp_thread *t, rp_rec_id id, rp_clock_reading *now, rp_charge *out)

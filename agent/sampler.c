@@ -62,15 +62,18 @@ void rp_sampler_record(const rp_thread *t, const rp_charge *charges, int n)
     count_outcome(charges, n, rp_sample_buf_capture(t->thread_seq, t->label_set, charges, n));
 }
 
-void rp_sampler_own_time(rp_thread *t, const bool served[RP_RECORDINGS], const rp_clock_reading *since,
-                         bool skip)
+/* The most of one capture's time a cpu-mode clock skips. The capture
+ * runs on the CPU for a few µs; its wall time, which is what is measured
+ * (a second CPU clock read, a system call, would cost as much as it
+ * saves), can be far longer when the OS preempted the thread, and that
+ * part was not the thread's CPU time. */
+#define OWN_CPU_MAX_NS 20000
+
+void rp_sampler_own_time(rp_thread *t, const bool served[RP_RECORDINGS], const rp_clock_reading *since)
 {
     int64_t spent = rp_monotonic_ns() - since->wall_ns;
     if (spent <= 0)
         return;
-    /* The thread's own CPU time since the charges read it, read again only
-     * when some cpu-mode clock skips it. */
-    int64_t cpu_spent = -1;
     for (int i = 0; i < RP_RECORDINGS; i++) {
         rp_recording *r = rp_recording_get((rp_rec_id)i);
         if (!atomic_load_explicit(&r->accepting, memory_order_relaxed))
@@ -78,15 +81,9 @@ void rp_sampler_own_time(rp_thread *t, const bool served[RP_RECORDINGS], const r
         if (served[i])
             r->stats.sampling_time_ns += (uint64_t)spent;
         rp_thread_clock *c = &t->clock[i];
-        if (!skip || c->epoch != r->clock_epoch)
+        if (c->epoch != r->clock_epoch)
             continue;
-        if (r->cfg.mode == RP_MODE_WALL) {
-            c->prev_ns += spent;
-        } else if (since->has_cpu) {
-            if (cpu_spent < 0)
-                cpu_spent = rp_thread_cpu_now(&t->cpu) - since->cpu_ns;
-            c->prev_ns += cpu_spent > 0 ? cpu_spent : 0;
-        }
+        c->prev_ns += r->cfg.mode == RP_MODE_WALL ? spent : spent < OWN_CPU_MAX_NS ? spent : OWN_CPU_MAX_NS;
         c->prev_wall_ns += spent;
     }
 }
@@ -179,7 +176,7 @@ void rp_sampler_charge_current(rp_rec_id id)
         rp_sampler_record(t, &charge, 1);
         bool served[RP_RECORDINGS] = {false};
         served[id] = true;
-        rp_sampler_own_time(t, served, &now, false);
+        rp_sampler_own_time(t, served, &now);
     }
 }
 
@@ -190,10 +187,9 @@ void rp_sampler_charge_current(rp_rec_id id)
 static void sample_job(void *unused)
 {
     (void)unused;
-    /* The job's own cost is measured on the vDSO monotonic clock: in cpu
+    /* The job's own cost is measured on the vDSO monotonic clock (in cpu
      * mode the thread CPU clock is a system call, and one per sample is
-     * enough. Its time stays in the thread's clocks: the next sample, of
-     * the same code as a rule, is charged for it. */
+     * enough), counted as sampling time and kept out of the program's. */
     rp_clock_reading now = {.wall_ns = rp_monotonic_ns()};
     rp_thread *t = NULL;
     rp_charge charges[RP_CHARGES_MAX];
@@ -213,7 +209,7 @@ static void sample_job(void *unused)
     if (n > 0)
         rp_sampler_record(t, charges, n);
     if (t)
-        rp_sampler_own_time(t, took, &now, false);
+        rp_sampler_own_time(t, took, &now);
 }
 
 int rp_sampler_init(void)

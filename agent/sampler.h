@@ -78,14 +78,13 @@ void rp_sampler_record(const struct rp_thread *t, const struct rp_charge *charge
 
 /* GVL held, after a capture the agent made on thread `t` since the clock
  * reading `since` (its charges'): that time counts as sampling time of
- * the recordings `served` marks. With `skip` it is also no program time:
- * every accepting recording's clock of the thread skips it (wall time, or
- * the thread's CPU time read again), so that the program's next sample,
- * which after a GVL switch or GC can be a different method, is not
- * charged for the agent's work. The sampling job does not skip: one more
- * CPU clock read per sample would cost more than the work it leaves out. */
+ * the recordings `served` marks, and is no program time: every accepting
+ * recording's clock of the thread skips it, so that the program's next
+ * sample — after a GVL switch or GC often a different method — is not
+ * charged for the agent's work. Measured on the vDSO clock; a cpu-mode
+ * clock skips at most 20 µs of it (the rest is the OS's preemption). */
 void rp_sampler_own_time(struct rp_thread *t, const bool served[RP_RECORDINGS],
-                         const rp_clock_reading *since, bool skip);
+                         const rp_clock_reading *since);
 
 /* Fork child: the parent's ticks are not this process's. */
 void rp_sampler_after_fork(void);

@@ -38,8 +38,11 @@ for mn in 0 1; do
         truth=$(awk -v m="$m" '$1 == m { print $2 }' truth$mn.txt)
         err=$(awk -v g="$got" -v t="$truth" -v T="$total" 'BEGIN { printf "%.2f", (g - t) * 100 / T }')
         note "cpu, RUBY_MN_THREADS=$mn: $m $((got / 1000000)) ms, truth $((truth / 1000000)) ms ($err% of $((total / 1000000)) ms)"
-        awk -v e="$err" 'BEGIN { exit !(e >= -2 && e <= 2) }' \
-            || fail "cpu, RUBY_MN_THREADS=$mn: $m is off by $err% of the total (at most 2)"
+        # errors run 0.3-1.1% here (scripts/bench accuracy measures them);
+        # the band leaves room for a noisy machine, and M:N without the
+        # fix was 16% off
+        awk -v e="$err" 'BEGIN { exit !(e >= -3 && e <= 3) }' \
+            || fail "cpu, RUBY_MN_THREADS=$mn: $m is off by $err% of the total (at most 3)"
     done
 done
 
