@@ -4,7 +4,7 @@
  * Owns: which Ractors ran, and for each the time its threads held its
  * GVL, per recording (CPU time in cpu mode, wall time in wall mode), in
  * one row per Ractor of the profile: a frame `Ractor #<id> <name>` under
- * the file "<Ractor>". Their stacks are not taken: Ruby 3.4 runs the
+ * the file "<Ractor>", a thread of its own (writer.c). Their stacks are not taken: Ruby 3.4 runs the
  * sampling job on the main Ractor's threads only, and nothing in its
  * public API reads another Ractor's stack safely from there.
  *

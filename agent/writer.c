@@ -231,8 +231,10 @@ static uint32_t *map_stacks(rp_profile *p, const rp_aggregate *agg, const uint32
 }
 
 /* One row per Ractor other than the main one, with the time it gained in
- * the window (ractors.h): its own frame, the agent's labels, thread 0. */
-static int add_ractor_rows(rp_profile *p, const rp_write_request *req, label_composer *labels)
+ * the window (ractors.h): its own frame, the agent's labels, and a thread
+ * number of its own after the main Ractor's threads. Counts the rows in
+ * *rows. */
+static int add_ractor_rows(rp_profile *p, const rp_write_request *req, label_composer *labels, uint32_t *rows)
 {
     int64_t now[RP_RACTORS_MAX];
     rp_ractors_totals(req->recording, now);
@@ -244,8 +246,9 @@ static int add_ractor_rows(rp_profile *p, const rp_write_request *req, label_com
         uint32_t frame = rp_profile_frame(p, rp_profile_cstring(p, RP_RACTOR_PATH), rp_profile_cstring(p, label));
         uint32_t stack = frame == RP_IDX_NONE ? RP_IDX_NONE : rp_profile_stack(p, &frame, 1);
         uint32_t set = label_set_of(labels, rp_sample_key(0, RP_VM_RUNNING));
+        uint32_t thread_seq = req->detected_threads + ++*rows;
         if (stack == RP_IDX_NONE || set == RP_IDX_NONE ||
-            rp_sample_table_add(&p->samples, stack, 0, set, weight) != RP_SAMPLE_OK)
+            rp_sample_table_add(&p->samples, stack, thread_seq, set, weight) != RP_SAMPLE_OK)
             return -1;
     }
     return 0;
@@ -253,7 +256,7 @@ static int add_ractor_rows(rp_profile *p, const rp_write_request *req, label_com
 
 /* The samples of the window: what each table entry gained since it began. */
 static int copy_samples(rp_profile *p, const rp_write_request *req, const rp_aggregate *agg,
-                        const uint32_t *frame_map)
+                        const uint32_t *frame_map, uint32_t *ractor_rows)
 {
     label_composer labels;
     int rc = composer_init(&labels, p, req->label_pid);
@@ -272,7 +275,7 @@ static int copy_samples(rp_profile *p, const rp_write_request *req, const rp_agg
             rc = -1;
     }
     if (rc == 0)
-        rc = add_ractor_rows(p, req, &labels);
+        rc = add_ractor_rows(p, req, &labels, ractor_rows);
     composer_free(&labels);
     free(stack_map);
     return rc;
@@ -310,8 +313,8 @@ int rp_writer_build(const rp_write_request *req, rp_profile *p)
         rp_log("cannot write profile: out of memory");
         return -1;
     }
-    uint32_t *frame_map = resolve_frames(p, agg);
-    int rc = frame_map && copy_samples(p, req, agg, frame_map) == 0 ? 0 : -1;
+    uint32_t *frame_map = resolve_frames(p, agg), ractor_rows = 0;
+    int rc = frame_map && copy_samples(p, req, agg, frame_map, &ractor_rows) == 0 ? 0 : -1;
     free(frame_map);
     if (rc != 0) {
         rp_profile_free(p);
@@ -320,6 +323,7 @@ int rp_writer_build(const rp_write_request *req, rp_profile *p)
         return -1;
     }
     fill_meta(p, req, agg);
+    p->meta.detected_thread_count += ractor_rows; /* each Ractor's row is a thread of its own */
     return 0;
 }
 
