@@ -27,10 +27,11 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-/* Ruby 3.4's vm_core.h, checked on the running Ruby by layout_holds(). */
+#include "ruby_layout.h"
+
+/* Ruby 3.4's vm_core.h (and ruby_layout.h), checked on the running Ruby by
+ * layout_holds(). */
 enum {
-    TH_SELF_OFFSET = 16,           /* rb_thread_t.self, after lt_node */
-    TH_EC_OFFSET = 48,             /* rb_thread_t.ec, after ractor, vm, nt */
     EC_INTERRUPT_FLAG_OFFSET = 32, /* rb_execution_context_t.interrupt_flag */
     EC_THREAD_PTR_OFFSET = 48,     /* rb_execution_context_t.thread_ptr */
 };
@@ -40,14 +41,9 @@ static bool usable;
 static _Atomic(char *) holder; /* rb_thread_t of the GVL holder, or NULL */
 static atomic_flag busy = ATOMIC_FLAG_INIT;
 
-static char *thread_struct(VALUE thread)
-{
-    return (char *)RTYPEDDATA_GET_DATA(thread);
-}
-
 static char *current_ec(char *th)
 {
-    return __atomic_load_n((char **)(th + TH_EC_OFFSET), __ATOMIC_RELAXED);
+    return __atomic_load_n((char **)(th + RP_TH_EC_OFFSET), __ATOMIC_RELAXED);
 }
 
 static uint32_t *interrupt_flag(char *ec)
@@ -71,13 +67,8 @@ static void unlock_busy(void)
  * set, at the place we would set it. */
 static bool layout_holds(rb_postponed_job_handle_t job)
 {
-    if (!ruby_api_version || ruby_api_version[0] != 3 || ruby_api_version[1] != 4)
-        return false;
-    VALUE thread = rb_thread_current();
-    if (!RB_TYPE_P(thread, T_DATA) || !RTYPEDDATA_P(thread))
-        return false;
-    char *th = thread_struct(thread);
-    if (!th || *(VALUE *)(th + TH_SELF_OFFSET) != thread)
+    char *th = rp_checked_current_thread_struct();
+    if (!th)
         return false;
     char *ec = current_ec(th);
     if (!ec || ((uintptr_t)ec % sizeof(void *)) != 0 ||
@@ -104,7 +95,7 @@ bool rp_gvl_holder_usable(void)
 void rp_gvl_holder_start(void)
 {
     if (usable)
-        atomic_store_explicit(&holder, thread_struct(rb_thread_current()), memory_order_release);
+        atomic_store_explicit(&holder, rp_thread_struct(rb_thread_current()), memory_order_release);
 }
 
 void rp_gvl_holder_stop(void)
@@ -117,14 +108,14 @@ void rp_gvl_holder_stop(void)
 void rp_gvl_holder_resumed(VALUE thread)
 {
     if (usable)
-        atomic_store_explicit(&holder, thread_struct(thread), memory_order_release);
+        atomic_store_explicit(&holder, rp_thread_struct(thread), memory_order_release);
 }
 
 void rp_gvl_holder_exited(VALUE thread)
 {
     if (!usable)
         return;
-    char *th = thread_struct(thread);
+    char *th = rp_thread_struct(thread);
     lock_busy();
     char *expected = th;
     atomic_compare_exchange_strong_explicit(&holder, &expected, NULL, memory_order_relaxed,

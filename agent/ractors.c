@@ -12,11 +12,10 @@
 #include <time.h>
 
 #include "../common/clock.h"
+#include "ruby_layout.h"
 
-/* Ruby 3.4's vm_core.h and ractor_core.h, checked by layout_holds(). */
+/* Ruby 3.4's ractor_core.h (and ruby_layout.h), checked by layout_holds(). */
 enum {
-    TH_SELF_OFFSET = 16,   /* rb_thread_t.self, after lt_node */
-    TH_RACTOR_OFFSET = 24, /* rb_thread_t.ractor */
     R_SELF_OFFSET = 0,     /* rb_ractor_t.pub.self */
     R_ID_OFFSET = 8,       /* rb_ractor_t.pub.id */
     R_SCAN_MAX = 4096,     /* how far into rb_ractor_t threads.main is looked for */
@@ -58,17 +57,13 @@ static bool stretch_key_made;
 
 static void free_stretch(void *slot);
 
-static char *thread_struct(VALUE thread)
-{
-    return (char *)RTYPEDDATA_GET_DATA(thread);
-}
 
 /* The thread's Ractor (layout): read from the thread itself, as the hook
  * that starts a thread runs before Ruby makes it the native thread's
  * current one. */
 static char *ractor_of(VALUE thread)
 {
-    return *(char **)(thread_struct(thread) + TH_RACTOR_OFFSET);
+    return *(char **)(rp_thread_struct(thread) + RP_TH_RACTOR_OFFSET);
 }
 
 /* Whether `r` is a Ractor's structure: its Ractor object (a typed data
@@ -88,19 +83,14 @@ static bool is_ractor(char *r)
  * ThreadGroup::Default and a nil name. */
 static bool layout_holds(void)
 {
-    if (!ruby_api_version || ruby_api_version[0] != 3 || ruby_api_version[1] != 4)
+    char *th = rp_checked_current_thread_struct();
+    if (!th)
         return false;
     int state = 0;
     VALUE group = rb_eval_string_protect("ThreadGroup::Default", &state);
     if (state)
         return false;
-    VALUE thread = rb_thread_current();
-    if (!RB_TYPE_P(thread, T_DATA) || !RTYPEDDATA_P(thread))
-        return false;
-    char *th = thread_struct(thread);
-    if (!th || *(VALUE *)(th + TH_SELF_OFFSET) != thread)
-        return false;
-    char *r = *(char **)(th + TH_RACTOR_OFFSET);
+    char *r = *(char **)(th + RP_TH_RACTOR_OFFSET);
     if (!is_ractor(r) || *(uint32_t *)(r + R_ID_OFFSET) != 1)
         return false;
     for (size_t off = R_ID_OFFSET; off + 3 * sizeof(VALUE) <= R_SCAN_MAX; off += sizeof(void *)) {
