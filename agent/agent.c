@@ -35,6 +35,7 @@
 #include "../common/clock.h"
 #include "agent.h"
 #include "aggregator.h"
+#include "allocations.h"
 #include "config.h"
 #include "defer.h"
 #include "fd_reserve.h"
@@ -93,6 +94,7 @@ static rb_postponed_job_handle_t rotate_job = POSTPONED_JOB_HANDLE_INVALID;
  * first worker uses (0: the sleeping ticker). */
 static int start_machinery(int signo)
 {
+    rp_allocs_update();
     if (rp_worker_running()) {
         rp_gvl_gc_update();
         rp_worker_update_ticks();
@@ -108,6 +110,7 @@ static int start_machinery(int signo)
 static bool stop_machinery_if_idle(void)
 {
     rp_worker_update_ticks();
+    rp_allocs_update();
     if (rp_recordings_any_open())
         return true;
     rp_gvl_gc_stop();
@@ -118,7 +121,8 @@ static bool stop_machinery_if_idle(void)
 static rp_rec_config whole_config(void)
 {
     return (rp_rec_config){.mode = cfg.mode, .frequency = cfg.frequency,
-                           .aggregate = cfg.aggregate, .deferred = cfg.defer};
+                           .aggregate = cfg.aggregate, .deferred = cfg.defer,
+                           .alloc_rate = cfg.alloc_rate};
 }
 
 /* GVL held: opens a new profile of the whole process (at boot, or in a
@@ -133,6 +137,7 @@ static void begin_profile(void)
     rp_rec_config rec = whole_config();
     rp_aggregator_begin(RP_REC_WHOLE, rec.aggregate, (size_t)cfg.max_stacks);
     rp_recording_open(RP_REC_WHOLE, &rec, rec.deferred && rp_defer_pauses());
+    rp_allocs_begin(RP_REC_WHOLE);
     /* stamped once its counters are zero */
     rp_window_begin_empty(&whole, RP_REC_WHOLE);
     whole.profile = ++profile_serial;
@@ -187,7 +192,8 @@ static void start_agent(void)
         rp_log("this Ruby's thread structures are not the ones rperf knows (Ruby 3.4's); "
                "a thread that starts running while another thread is starting may go "
                "unsampled until its first GVL switch");
-    if (rp_sample_buf_init(cfg.lines) != 0 || rp_aggregator_init() != 0 || rp_labels_init() != 0) {
+    if (rp_sample_buf_init(cfg.lines) != 0 || rp_aggregator_init() != 0 || rp_labels_init() != 0 ||
+        rp_allocs_init(cfg.alloc_follow, cfg.lines) != 0) {
         rp_log("cannot profile: out of memory");
         return;
     }
@@ -327,6 +333,7 @@ static void compact_labels(void)
     if (rp_recording_get(RP_REC_SESSION)->open || rp_labels_compact_begin() != 0)
         return;
     rp_threads_each(carry_thread_labels, NULL);
+    rp_allocs_carry_labels(); /* the objects followed since earlier parts */
     rp_labels_compact_end();
 }
 
@@ -423,6 +430,7 @@ static void close_session_at_end(void)
     rp_ractors_settle();
     rp_recording_close(RP_REC_SESSION);
     rp_aggregator_clear(RP_REC_SESSION);
+    rp_allocs_forget(RP_REC_SESSION);
 }
 
 /* GVL held, on the thread that ends the process: stops sampling and writes
@@ -463,6 +471,7 @@ static void end_profile(void)
                    mean_ms(total_rotation_cpu_ns, rotations), (double)longest_rotation_ns / 1e6);
     }
     rp_aggregator_clear(RP_REC_WHOLE);
+    rp_allocs_forget(RP_REC_WHOLE);
     wrote = wrote && save_last(&req, &profile, path, sizeof(path));
     if (cfg.verbose)
         print_verbose(&profile);
@@ -600,6 +609,7 @@ static void on_fork_child(void)
     if (was != AGENT_ACTIVE && !session_at_fork)
         return;
     rp_sampler_after_fork(); /* every recording closed, counters from zero */
+    rp_allocs_after_fork();
     rp_ractors_after_fork();
     rp_worker_forget();
     rp_gvl_holder_forget();
@@ -666,6 +676,7 @@ int rp_agent_session_open(const rp_session_opts *o)
         return -1;
     rp_aggregator_begin(RP_REC_SESSION, o->rec.aggregate, (size_t)cfg.max_stacks);
     rp_recording_open(RP_REC_SESSION, &o->rec, o->rec.deferred && rp_defer_pauses());
+    rp_allocs_begin(RP_REC_SESSION);
     /* its times and the process's CPU time from now (counters are zero) */
     session_start.recording = RP_REC_SESSION;
     rp_window_begin_part(&session_start);
@@ -684,6 +695,7 @@ void rp_agent_session_close(void)
         return;
     rp_recording_close(RP_REC_SESSION);
     rp_aggregator_clear(RP_REC_SESSION);
+    rp_allocs_forget(RP_REC_SESSION);
     stop_machinery_if_idle();
 }
 

@@ -30,6 +30,11 @@ typedef struct table_set {
 } table_set;
 
 static table_set sets[RP_RECORDINGS];
+/* Allocation samples (allocations.h), folded by the GVL holder itself: no
+ * other thread touches them, so they need no lock. Their frames and stacks
+ * outlive a part (only the samples are cleared), as the objects followed
+ * since earlier parts refer to their stacks. */
+static table_set alloc_sets[RP_RECORDINGS];
 static VALUE mark_object = Qnil;
 
 /* GC mark function — GVL held, inside GC: mark, nothing else. */
@@ -38,9 +43,12 @@ static void mark_tables(void *unused)
     (void)unused;
     pthread_mutex_lock(&lock);
     rp_sample_buf_mark();
-    for (int r = 0; r < RP_RECORDINGS; r++)
+    for (int r = 0; r < RP_RECORDINGS; r++) {
         for (size_t i = 0; i < sets[r].t.frame_count; i++)
             rb_gc_mark(sets[r].t.frames[i]); /* rb_gc_mark pins: frame VALUEs never move */
+        for (size_t i = 0; i < alloc_sets[r].t.frame_count; i++)
+            rb_gc_mark(alloc_sets[r].t.frames[i]);
+    }
     pthread_mutex_unlock(&lock);
 }
 
@@ -91,6 +99,7 @@ void rp_aggregator_begin(rp_rec_id id, bool aggregate, size_t max_stacks)
      * last moments of a session, a fork parent's) go before it begins. */
     fold_buffered();
     reset_set(&sets[id], aggregate, max_stacks);
+    reset_set(&alloc_sets[id], aggregate, max_stacks);
     pthread_mutex_unlock(&lock);
 }
 
@@ -141,43 +150,52 @@ static uint32_t frame_id(table_set *ts, VALUE v, uint32_t line)
     return id;
 }
 
-/* The line of captured frame `i`: 0 when lines are not recorded (and for
- * frames Ruby gives no line: C methods, a JIT frame's top). */
-static uint32_t line_of(const rp_sample_buf *buf, uint32_t i)
+/* A captured stack: frame VALUEs leaf first, and their lines (NULL when
+ * lines are not recorded; 0 or less where Ruby gives none: C methods, a
+ * JIT frame's top). */
+typedef struct captured_stack {
+    const VALUE *frames;
+    const int *lines;
+    uint32_t depth;
+} captured_stack;
+
+static uint32_t line_of(const captured_stack *c, uint32_t d)
 {
-    return buf->has_lines && buf->lines[i] > 0 ? (uint32_t)buf->lines[i] : 0;
+    return c->lines && c->lines[d] > 0 ? (uint32_t)c->lines[d] : 0;
 }
 
-static uint32_t capped_stack(table_set *ts, const rp_buffered_sample *s)
+static uint32_t capped_stack(table_set *ts, int64_t weight)
 {
     uint32_t frame = frame_id(ts, RP_CAPPED_FRAME, 0);
     ts->t.capped++;
-    rp_add_saturating(&ts->t.capped_weight, s->weight);
+    rp_add_saturating(&ts->t.capped_weight, weight);
     return frame == RP_IDX_NONE ? RP_IDX_NONE : rp_stack_table_intern(&ts->t.stacks, &frame, 1);
 }
 
-/* The sample's stack id. Once the table holds the cap, frames and stacks
- * are only looked up: anything new goes to the capped stack. */
-static uint32_t stack_of(table_set *ts, const rp_sample_buf *buf, const rp_buffered_sample *s)
+/* The stack id of a sample of `weight`. Once the table holds the cap,
+ * frames and stacks are only looked up: anything new goes to the capped
+ * stack. */
+static uint32_t stack_of(table_set *ts, const captured_stack *c, int64_t weight)
 {
     bool full = ts->t.stacks.count >= ts->stack_cap;
     uint32_t ids[RP_STACK_MAX];
-    for (uint32_t d = 0; d < s->depth; d++) {
-        uint32_t i = s->frame_offset + d;
-        ids[d] = full ? find_frame(ts, buf->frames[i], line_of(buf, i))
-                      : frame_id(ts, buf->frames[i], line_of(buf, i));
+    for (uint32_t d = 0; d < c->depth; d++) {
+        ids[d] = full ? find_frame(ts, c->frames[d], line_of(c, d))
+                      : frame_id(ts, c->frames[d], line_of(c, d));
         if (ids[d] == RP_IDX_NONE)
-            return full ? capped_stack(ts, s) : RP_IDX_NONE;
+            return full ? capped_stack(ts, weight) : RP_IDX_NONE;
     }
     if (!full)
-        return rp_stack_table_intern(&ts->t.stacks, ids, s->depth);
-    uint32_t known = rp_stack_table_find(&ts->t.stacks, ids, s->depth);
-    return known != RP_IDX_NONE ? known : capped_stack(ts, s);
+        return rp_stack_table_intern(&ts->t.stacks, ids, c->depth);
+    uint32_t known = rp_stack_table_find(&ts->t.stacks, ids, c->depth);
+    return known != RP_IDX_NONE ? known : capped_stack(ts, weight);
 }
 
 static bool fold_sample(table_set *ts, const rp_sample_buf *buf, const rp_buffered_sample *s)
 {
-    uint32_t stack = stack_of(ts, buf, s);
+    captured_stack c = {buf->frames + s->frame_offset, buf->has_lines ? buf->lines + s->frame_offset : NULL,
+                        s->depth};
+    uint32_t stack = stack_of(ts, &c, s->weight);
     return stack != RP_IDX_NONE &&
            rp_sample_table_add(&ts->t.samples, stack, s->thread_seq,
                                rp_sample_key(s->label_set, s->vm_state),
@@ -228,10 +246,32 @@ const rp_aggregate *rp_aggregator_tables(rp_rec_id id)
     return &sets[id].t;
 }
 
+const rp_aggregate *rp_aggregator_alloc_tables(rp_rec_id id)
+{
+    return &alloc_sets[id].t;
+}
+
+uint32_t rp_aggregator_add_allocation(rp_rec_id id, const VALUE *frames, const int *lines, uint32_t depth,
+                                      uint32_t thread_seq, uint32_t key, int64_t weight)
+{
+    table_set *ts = &alloc_sets[id];
+    captured_stack c = {frames, lines, depth};
+    uint32_t stack = stack_of(ts, &c, weight);
+    if (stack == RP_IDX_NONE ||
+        rp_sample_table_add(&ts->t.samples, stack, thread_seq, key, weight) != RP_SAMPLE_OK) {
+        ts->t.dropped++;
+        return RP_IDX_NONE;
+    }
+    return stack;
+}
+
 void rp_aggregator_clear(rp_rec_id id)
 {
     pthread_mutex_lock(&lock);
     reset_set(&sets[id], sets[id].t.samples.aggregate, sets[id].stack_cap);
+    /* the allocation samples of the part are gone; their stacks stay */
+    rp_sample_table_free(&alloc_sets[id].t.samples);
+    rp_sample_table_init(&alloc_sets[id].t.samples, sets[id].t.samples.aggregate);
     pthread_mutex_unlock(&lock);
 }
 

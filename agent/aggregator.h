@@ -79,7 +79,21 @@ const rp_aggregate *rp_aggregator_tables(rp_rec_id id);
 void rp_aggregator_hold(void);
 void rp_aggregator_release(void);
 
-/* Drops recording `id`'s data (after writing, a part, in a fork child). */
+/* GVL held (allocations.c's allocation hook): folds one sampled
+ * allocation of recording `id` into its allocation tables, which only the
+ * GVL holder touches: `frames` (and `lines`, or NULL) leaf first, `key`
+ * allocations.c's (labels and class). Returns its stack id, or
+ * RP_IDX_NONE when out of memory (counted as dropped). No Ruby call. */
+uint32_t rp_aggregator_add_allocation(rp_rec_id id, const VALUE *frames, const int *lines, uint32_t depth,
+                                      uint32_t thread_seq, uint32_t key, int64_t weight);
+
+/* GVL held: recording `id`'s allocation tables (frames, stacks and the
+ * allocation samples of the current part), for the writer. */
+const rp_aggregate *rp_aggregator_alloc_tables(rp_rec_id id);
+
+/* Drops recording `id`'s data (after writing, a part, in a fork child):
+ * its allocation samples too, but not their frames and stacks, which the
+ * objects it follows refer to until the recording begins again. */
 void rp_aggregator_clear(rp_rec_id id);
 
 /* fork(): the forking thread (GVL held) takes the lock before fork so that

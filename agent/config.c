@@ -100,6 +100,23 @@ static int load_interval(rp_config *cfg)
     return 0;
 }
 
+/* RPERF_ALLOC: one allocation in N sampled (unset, empty or 0: none);
+ * RPERF_ALLOC_FOLLOW: sampled objects followed until freed, at most. */
+static int load_alloc(rp_config *cfg)
+{
+    const char *v = getenv("RPERF_ALLOC");
+    cfg->alloc_rate = 0;
+    if (v && *v && (!parse_long(v, &cfg->alloc_rate) || cfg->alloc_rate > RP_ALLOC_RATE_MAX))
+        return invalid("RPERF_ALLOC", v,
+                       "a positive integer N: one allocation in N sampled (0 or unset: none)");
+    v = getenv("RPERF_ALLOC_FOLLOW");
+    cfg->alloc_follow = RP_ALLOC_FOLLOW_DEFAULT;
+    if (v && *v && (!parse_long(v, &cfg->alloc_follow) || cfg->alloc_follow > RP_ALLOC_FOLLOW_MAX))
+        return invalid("RPERF_ALLOC_FOLLOW", v,
+                       "an integer from 0 to 100000000: sampled objects followed until freed");
+    return 0;
+}
+
 /* RPERF_ENABLED, the gem's variable: 1 (or unset) profiles the whole
  * process from its start, 0 leaves the agent dormant until Rperf.start. */
 static int load_enabled(rp_config *cfg)
@@ -121,7 +138,7 @@ int rp_config_load(rp_config *cfg)
         load_flag("RPERF_VERBOSE", false, &cfg->verbose) != 0 ||
         load_flag("RPERF_LINES", RP_LINES_DEFAULT, &cfg->lines) != 0 ||
         load_flag("RPERF_DEFER", false, &cfg->defer) != 0 || load_max_stacks(cfg) != 0 ||
-        load_interval(cfg) != 0)
+        load_interval(cfg) != 0 || load_alloc(cfg) != 0)
         return -1;
     return 0;
 }

@@ -23,6 +23,16 @@
 /* RPERF_LINES default: see README "Line-level profiles" for the measurement. */
 #define RP_LINES_DEFAULT false
 
+/* RPERF_ALLOC: one allocation in N sampled; `rperf record --alloc`
+ * without N uses the default (README, "Allocations and retained
+ * objects", for its cost and accuracy). */
+#define RP_ALLOC_RATE_DEFAULT 128
+#define RP_ALLOC_RATE_MAX 1000000000
+/* RPERF_ALLOC_FOLLOW: sampled objects followed until they are freed (the
+ * retained objects); beyond, sampled objects are counted, not followed. */
+#define RP_ALLOC_FOLLOW_DEFAULT 100000
+#define RP_ALLOC_FOLLOW_MAX 100000000
+
 typedef struct rp_config {
     bool dormant;     /* RPERF_ENABLED=0: only sessions of the Rperf API record */
     rp_mode mode;
@@ -36,6 +46,8 @@ typedef struct rp_config {
     bool defer;       /* sample only inside Rperf.profile blocks */
     long max_stacks;  /* distinct stacks kept (RPERF_MAX_STACKS) */
     long interval;    /* seconds per profile part (RPERF_INTERVAL), 0: one profile */
+    long alloc_rate;  /* one allocation in N sampled (RPERF_ALLOC), 0: none */
+    long alloc_follow;/* sampled objects followed at most (RPERF_ALLOC_FOLLOW) */
 } rp_config;
 
 /* Fills `cfg` from the environment. On an invalid value, prints one line

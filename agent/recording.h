@@ -37,6 +37,7 @@ typedef struct rp_rec_config {
     int frequency;  /* Hz */
     bool aggregate; /* else one record per sample (raw) */
     bool deferred;  /* samples only while some Rperf.profile block is open */
+    long alloc_rate; /* one allocation in N sampled (allocations.h), 0: none */
 } rp_rec_config;
 
 /* Counters of one recording (README, "Profile file format"). */

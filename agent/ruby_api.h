@@ -41,6 +41,11 @@
 #pragma weak rb_internal_thread_remove_event_hook
 #pragma weak rb_add_event_hook
 #pragma weak rb_remove_event_hook
+#pragma weak rb_add_event_hook2
+#pragma weak rb_tracearg_object
+#pragma weak rb_gc_location
+#pragma weak rb_obj_class
+#pragma weak rb_class_name
 #pragma weak rb_set_end_proc
 #pragma weak rb_data_typed_object_wrap
 #pragma weak rb_gc_register_address
@@ -55,6 +60,14 @@
 #pragma weak ruby_native_thread_p
 #pragma weak ruby_version
 #pragma weak ruby_api_version
+
+/* Exported by libruby for its objspace extension, declared in no public
+ * header: an object's memory, and whether the last marking found it dead
+ * (allocations.c; when absent, sizes fall back to a slot's). */
+size_t rb_obj_memsize_of(VALUE obj);
+bool rb_objspace_garbage_object_p(VALUE obj);
+#pragma weak rb_obj_memsize_of
+#pragma weak rb_objspace_garbage_object_p
 
 /* The Rperf API (api.c, profile_hash.c, ruby_lib.c). */
 #pragma weak rb_ary_entry
@@ -84,6 +97,8 @@
 #pragma weak rb_keyword_given_p
 #pragma weak rb_ll2inum
 #pragma weak rb_num2int
+#pragma weak rb_num2long
+#pragma weak rb_define_const
 #pragma weak rb_obj_as_string
 #pragma weak rb_obj_freeze
 #pragma weak rb_raise

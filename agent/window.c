@@ -48,25 +48,42 @@ void rp_window_begin_part(rp_window *w)
     stamp_with_cpu(w, 0);
 }
 
+/* The weights of `table`'s entries now, in a malloc'd array (NULL when
+ * it is empty or out of memory: see *ok). */
+static int64_t *weights_of(const rp_sample_table *table, bool *ok)
+{
+    int64_t *weights = table->count ? rp_alloc_array(table->count, sizeof(*weights)) : NULL;
+    if (table->count && !weights)
+        *ok = false;
+    for (size_t i = 0; weights && i < table->count; i++)
+        weights[i] = table->samples[i].weight;
+    return weights;
+}
+
 int rp_window_begin_at(rp_window *w, rp_rec_id id)
 {
     const rp_aggregate *agg = rp_aggregator_tables(id);
-    size_t n = agg->samples.count;
-    int64_t *weights = rp_alloc_array(n, sizeof(*weights));
-    if (!weights)
+    const rp_sample_table *allocs = &rp_aggregator_alloc_tables(id)->samples;
+    bool ok = true;
+    int64_t *weights = weights_of(&agg->samples, &ok), *alloc_weights = weights_of(allocs, &ok);
+    if (!ok) {
+        free(weights);
+        free(alloc_weights);
         return -1;
-    for (size_t i = 0; i < n; i++)
-        weights[i] = agg->samples.samples[i].weight;
+    }
     w->recording = id;
     stamp_with_cpu(w, agg->dropped);
     w->weights = weights;
-    w->count = n;
+    w->count = agg->samples.count;
+    w->alloc_weights = alloc_weights;
+    w->alloc_count = allocs->count;
     return 0;
 }
 
 void rp_window_free(rp_window *w)
 {
     free(w->weights);
-    w->weights = NULL;
-    w->count = 0;
+    free(w->alloc_weights);
+    w->weights = w->alloc_weights = NULL;
+    w->count = w->alloc_count = 0;
 }

@@ -28,6 +28,8 @@ typedef struct rp_window {
     int64_t ractor_ns[RP_RACTORS_MAX]; /* the Ractors' time at the start (ractors.h) */
     int64_t *weights;       /* table entry → weight at the start */
     size_t count;           /* table entries at the start */
+    int64_t *alloc_weights; /* the same for the allocation samples */
+    size_t alloc_count;
 } rp_window;
 
 /* GVL held: a window of recording `id` starting now with empty tables
@@ -47,6 +49,12 @@ int rp_window_begin_at(rp_window *w, rp_rec_id id);
 static inline int64_t rp_window_gain(const rp_window *w, size_t i, int64_t weight)
 {
     return i < w->count ? weight - w->weights[i] : weight;
+}
+
+/* The objects allocation sample entry `i` gained since the window began. */
+static inline int64_t rp_window_alloc_gain(const rp_window *w, size_t i, int64_t weight)
+{
+    return i < w->alloc_count ? weight - w->alloc_weights[i] : weight;
 }
 
 void rp_window_free(rp_window *w);

@@ -24,6 +24,7 @@
 #include "../profile/profile_write.h"
 #include "../profile/schema.h"
 #include "aggregator.h"
+#include "allocations.h"
 #include "labels.h"
 #include "log.h"
 #include "procstats.h"
@@ -118,6 +119,7 @@ typedef struct composed_key {
 
 typedef struct label_composer {
     rp_profile *p;
+    bool alloc_keys;             /* keys are allocations.h's (labels, class) */
     uint32_t pid_key, pid_value; /* RP_IDX_NONE without %pid */
     uint32_t set_limit;          /* label store sets when composing began */
     composed_key *entries;
@@ -125,11 +127,11 @@ typedef struct label_composer {
     rp_idxset index;             /* over entries, by key */
 } label_composer;
 
-static int composer_init(label_composer *c, rp_profile *p, bool label_pid)
+static int composer_init(label_composer *c, rp_profile *p, bool label_pid, bool alloc_keys)
 {
     char pid[24];
     snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-    *c = (label_composer){.p = p, .set_limit = rp_labels_set_count()};
+    *c = (label_composer){.p = p, .alloc_keys = alloc_keys, .set_limit = rp_labels_set_count()};
     rp_idxset_init(&c->index);
     c->pid_key = label_pid ? rp_profile_cstring(p, RP_LABEL_PID) : RP_IDX_NONE;
     c->pid_value = label_pid ? rp_profile_cstring(p, pid) : RP_IDX_NONE;
@@ -142,8 +144,9 @@ static void composer_free(label_composer *c)
     free(c->entries);
 }
 
-/* The thread's labels first, then the agent's own, which win a clash. */
-static uint32_t compose(label_composer *c, uint32_t user_set, rp_vm_state state)
+/* The thread's labels first, then the agent's own (`own`: the VM state's
+ * or the class's, or none), which win a clash. */
+static uint32_t compose(label_composer *c, uint32_t user_set, const rp_label *own)
 {
     uint32_t n_user = rp_labels_pair_count(user_set), n = 0;
     rp_label small[16] = {{0, 0}};
@@ -157,9 +160,8 @@ static uint32_t compose(label_composer *c, uint32_t user_set, rp_vm_state state)
         pairs[n++] = (rp_label){rp_profile_string(c->p, key, key_len),
                                 rp_profile_string(c->p, value, value_len)};
     }
-    const rp_vm_state_label *vm = &rp_vm_state_labels[state];
-    if (vm->key)
-        pairs[n++] = (rp_label){rp_profile_cstring(c->p, vm->key), rp_profile_cstring(c->p, vm->value)};
+    if (own)
+        pairs[n++] = *own;
     if (c->pid_key != RP_IDX_NONE)
         pairs[n++] = (rp_label){c->pid_key, c->pid_value};
     uint32_t set = RP_IDX_NONE;
@@ -184,12 +186,36 @@ static bool same_key(const void *ctx, uint32_t index)
     return l->c->entries[index].key == l->key;
 }
 
-/* The output label set of a table key (rp_sample_key). */
+/* The agent's own label of a table key: the VM state's (rp_sample_key) or
+ * the allocated object's class; *user_set receives the thread's labels. */
+static bool own_label(label_composer *c, uint32_t key, uint32_t *user_set, rp_label *own)
+{
+    if (c->alloc_keys) {
+        uint32_t class_id;
+        char name[256];
+        rp_allocs_key_split(key, user_set, &class_id);
+        *own = (rp_label){rp_profile_cstring(c->p, RP_LABEL_CLASS),
+                          rp_profile_cstring(c->p, rp_allocs_class_name(class_id, name, sizeof(name)))};
+        return true;
+    }
+    rp_vm_state state;
+    rp_sample_key_split(key, user_set, &state);
+    const rp_vm_state_label *vm = &rp_vm_state_labels[state];
+    if (vm->key)
+        *own = (rp_label){rp_profile_cstring(c->p, vm->key), rp_profile_cstring(c->p, vm->value)};
+    return vm->key != NULL;
+}
+
+/* The output label set of a table key. */
 static uint32_t label_set_of(label_composer *c, uint32_t key)
 {
-    uint32_t user_set;
-    rp_vm_state state;
-    rp_sample_key_split(key, &user_set, &state);
+    uint32_t user_set = 0;
+    rp_label own;
+    if (!c->alloc_keys) {
+        rp_vm_state state;
+        rp_sample_key_split(key, &user_set, &state);
+    } else
+        rp_allocs_key_split(key, &user_set, &(uint32_t){0});
     if (user_set >= c->set_limit) /* a set made after composing began: none is */
         return RP_IDX_NONE;
     uint64_t hash = rp_hash_mix64(key);
@@ -197,7 +223,8 @@ static uint32_t label_set_of(label_composer *c, uint32_t key)
     uint32_t found = rp_idxset_find(&c->index, hash, same_key, &lookup);
     if (found != RP_IDX_NONE)
         return c->entries[found].set;
-    uint32_t set = compose(c, user_set, state);
+    bool has_own = own_label(c, key, &user_set, &own);
+    uint32_t set = compose(c, user_set, has_own ? &own : NULL);
     if (set == RP_IDX_NONE || c->count >= RP_IDX_NONE ||
         rp_vec_reserve((void **)&c->entries, &c->capacity, c->count + 1, sizeof(*c->entries)) != 0 ||
         rp_idxset_insert(&c->index, hash, (uint32_t)c->count) != 0)
@@ -259,7 +286,7 @@ static int copy_samples(rp_profile *p, const rp_write_request *req, const rp_agg
                         const uint32_t *frame_map, uint32_t *ractor_rows)
 {
     label_composer labels;
-    int rc = composer_init(&labels, p, req->label_pid);
+    int rc = composer_init(&labels, p, req->label_pid, false);
     uint32_t *stack_map = rc == 0 ? map_stacks(p, agg, frame_map) : NULL;
     if (!stack_map)
         rc = -1;
@@ -278,6 +305,47 @@ static int copy_samples(rp_profile *p, const rp_write_request *req, const rp_agg
         rc = add_ractor_rows(p, req, &labels, ractor_rows);
     composer_free(&labels);
     free(stack_map);
+    return rc;
+}
+
+/* The allocation samples of the window, and the objects still alive
+ * (`retained`, taken before any Ruby call): each stands for `rate`
+ * objects, its bytes times as many. */
+static int copy_memory(rp_profile *p, const rp_write_request *req, const rp_retained *retained,
+                       size_t retained_count)
+{
+    const rp_aggregate *agg = rp_aggregator_alloc_tables(req->recording);
+    int64_t rate = req->rec.alloc_rate;
+    label_composer labels;
+    int rc = composer_init(&labels, p, req->label_pid, true);
+    uint32_t *frame_map = rc == 0 ? resolve_frames(p, agg) : NULL;
+    uint32_t *stack_map = frame_map ? map_stacks(p, agg, frame_map) : NULL;
+    if (!stack_map)
+        rc = -1;
+    rp_sample_table *allocs = rp_profile_table(p, RP_MEASURE_ALLOC_OBJECTS);
+    for (size_t i = 0; i < agg->samples.count && rc == 0; i++) {
+        const rp_sample *s = &agg->samples.samples[i];
+        int64_t objects = rp_window_alloc_gain(req->window, i, s->weight);
+        uint32_t set = objects > 0 ? label_set_of(&labels, s->label_set) : 0;
+        if (objects > 0 && (set == RP_IDX_NONE || rp_sample_table_add(allocs, stack_map[s->stack], s->thread_seq,
+                                                                      set, objects) != RP_SAMPLE_OK))
+            rc = -1;
+    }
+    rp_sample_table *objects = rp_profile_table(p, RP_MEASURE_RETAINED_OBJECTS);
+    rp_sample_table *bytes = rp_profile_table(p, RP_MEASURE_RETAINED_BYTES);
+    for (size_t i = 0; i < retained_count && rc == 0; i++) {
+        const rp_retained *r = &retained[i];
+        uint32_t set = label_set_of(&labels, r->key);
+        if (set == RP_IDX_NONE ||
+            rp_sample_table_add(objects, stack_map[r->stack], r->thread_seq, set, rate) != RP_SAMPLE_OK ||
+            rp_sample_table_add(bytes, stack_map[r->stack], r->thread_seq, set, r->bytes * rate) != RP_SAMPLE_OK)
+            rc = -1;
+    }
+    composer_free(&labels);
+    free(stack_map);
+    free(frame_map);
+    p->meta.alloc_rate = rate;
+    p->meta.alloc_unfollowed = rp_allocs_unfollowed(req->recording) * rate;
     return rc;
 }
 
@@ -313,8 +381,18 @@ int rp_writer_build(const rp_write_request *req, rp_profile *p)
         rp_log("cannot write profile: out of memory");
         return -1;
     }
+    /* The objects alive now, before resolving names runs Ruby code (and
+     * maybe GC); the agent's own allocations meanwhile are no samples. */
+    rp_retained *retained = NULL;
+    bool memory = req->rec.alloc_rate > 0;
+    size_t retained_count = memory ? rp_allocs_retained(req->recording, &retained) : 0;
+    rp_allocs_suppress();
     uint32_t *frame_map = resolve_frames(p, agg), ractor_rows = 0;
     int rc = frame_map && copy_samples(p, req, agg, frame_map, &ractor_rows) == 0 ? 0 : -1;
+    if (rc == 0 && memory)
+        rc = copy_memory(p, req, retained, retained_count);
+    rp_allocs_unsuppress();
+    free(retained);
     free(frame_map);
     if (rc != 0) {
         rp_profile_free(p);

@@ -83,6 +83,13 @@ int rp_options_parse(rp_options *o, int c, const char *arg)
         return parse_time_bound("--since", arg, &o->window.since);
     case RP_OPT_UNTIL:
         return parse_time_bound("--until", arg, &o->window.until);
+    case RP_OPT_MEASURE: {
+        int m = rp_measure_parse(arg);
+        if (m < 0)
+            return rp_usage_error("--measure expects one of " RP_MEASURE_CHOICES ", got '%s'", arg), -1;
+        o->measure = (rp_measure)m;
+        return 1;
+    }
     default:
         return 0;
     }

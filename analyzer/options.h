@@ -23,11 +23,12 @@ typedef struct rp_options {
     bool lines;            /* per line of code rather than per method (--lines) */
     rp_tag_filters tags;   /* --tagfocus, --tagignore */
     rp_time_window window; /* --since / --until: which parts are read */
+    rp_measure measure;    /* --measure: what the weights shown are */
 } rp_options;
 
 /* getopt_long values of the shared options (above any character). */
 enum { RP_OPT_TOP = 0x1000, RP_OPT_LINES, RP_OPT_TAGFOCUS, RP_OPT_TAGIGNORE, RP_OPT_SINCE,
-       RP_OPT_UNTIL };
+       RP_OPT_UNTIL, RP_OPT_MEASURE };
 
 #define RP_SHARED_OPTIONS                                    \
     {"top", required_argument, NULL, RP_OPT_TOP},            \
@@ -35,7 +36,8 @@ enum { RP_OPT_TOP = 0x1000, RP_OPT_LINES, RP_OPT_TAGFOCUS, RP_OPT_TAGIGNORE, RP_
     {"tagfocus", required_argument, NULL, RP_OPT_TAGFOCUS},  \
     {"tagignore", required_argument, NULL, RP_OPT_TAGIGNORE},  \
     {"since", required_argument, NULL, RP_OPT_SINCE},          \
-    {"until", required_argument, NULL, RP_OPT_UNTIL}
+    {"until", required_argument, NULL, RP_OPT_UNTIL},          \
+    {"measure", required_argument, NULL, RP_OPT_MEASURE}
 
 /* The text of the shared options for --help. */
 #define RP_SHARED_OPTIONS_HELP                                                    \
@@ -49,7 +51,12 @@ enum { RP_OPT_TOP = 0x1000, RP_OPT_LINES, RP_OPT_TAGFOCUS, RP_OPT_TAGIGNORE, RP_
     "  --since TIME, --until TIME read only the parts (RPERF_INTERVAL files) that\n"  \
     "                             overlap the window: YYYY-MM-DDTHH:MM:SS (local, or\n" \
     "                             with Z or +HH:MM), or back from the newest part's\n"  \
-    "                             end: 30s, 10m, 2h, 1d\n"
+    "                             end: 30s, 10m, 2h, 1d\n"                        \
+    "  --measure M                what the weights are: time (default), alloc\n"   \
+    "                             (allocated objects), retained (objects alive at\n" \
+    "                             the end), retained-bytes; or pprof's names\n"    \
+    "                             alloc_objects, inuse_objects, inuse_space (for\n"  \
+    "                             profiles recorded with RPERF_ALLOC=N)\n"
 
 void rp_options_init(rp_options *o);
 void rp_options_free(rp_options *o);

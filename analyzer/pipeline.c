@@ -3,6 +3,7 @@
  */
 #include "pipeline.h"
 
+#include "../profile/diag.h"
 #include "../profile/filter.h"
 #include "../profile/load.h"
 #include "../profile/output.h"
@@ -16,9 +17,15 @@ int rp_pipeline_load(char *const *paths, int count, const rp_options *o, bool ke
         .keep_lines = keep_lines || o->lines,
         .time_slots = time_slots,
     };
-    if (rp_load_paths(paths, count, &spec, p) != 0)
+    if (rp_load_paths(paths, count, &spec, p) != 0 || rp_filter_apply(p, &o->tags) != 0)
         return -1;
-    return rp_filter_apply(p, &o->tags);
+    if (o->measure != RP_MEASURE_TIME && !rp_profile_has_memory(p)) {
+        rp_error("--measure %s: %s%s has no allocation samples (record with RPERF_ALLOC=N, or "
+                 "rperf record --alloc)", rp_measures[o->measure].name, paths[0], count > 1 ? " and the rest" : "");
+        return -1;
+    }
+    rp_profile_select(p, o->measure);
+    return 0;
 }
 
 int rp_pipeline_convert(char *const *paths, int count, const rp_options *o,

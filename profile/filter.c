@@ -94,6 +94,25 @@ static bool *kept_sets(const rp_profile *p, const compiled *cs, int n)
     return kept;
 }
 
+/* Keeps the samples of `table` that the filters keep. */
+static int filter_table(rp_profile *p, rp_sample_table *table, const compiled *cs, int n, const bool *by_set)
+{
+    rp_sample_table kept;
+    rp_sample_table_init(&kept, table->aggregate);
+    for (size_t i = 0; i < table->count; i++) {
+        const rp_sample *s = &table->samples[i];
+        bool keep = by_set ? by_set[s->label_set] : sample_kept(p, cs, n, s->label_set, s->thread_seq);
+        if (keep && rp_sample_table_add(&kept, s->stack, s->thread_seq, s->label_set, s->weight) != RP_SAMPLE_OK) {
+            rp_sample_table_free(&kept);
+            rp_error("out of memory");
+            return -1;
+        }
+    }
+    rp_sample_table_free(table);
+    *table = kept;
+    return 0;
+}
+
 int rp_filter_apply(rp_profile *p, const rp_tag_filters *f)
 {
     if (f->count == 0)
@@ -102,21 +121,9 @@ int rp_filter_apply(rp_profile *p, const rp_tag_filters *f)
     for (int i = 0; i < f->count; i++)
         cs[i] = (compiled){&f->items[i], rp_label_key_of(p, f->items[i].key ? f->items[i].key : "")};
     bool *by_set = kept_sets(p, cs, f->count);
-    rp_sample_table kept;
-    rp_sample_table_init(&kept, p->samples.aggregate);
-    for (size_t i = 0; i < p->samples.count; i++) {
-        const rp_sample *s = &p->samples.samples[i];
-        bool keep = by_set ? by_set[s->label_set]
-                           : sample_kept(p, cs, f->count, s->label_set, s->thread_seq);
-        if (keep && rp_sample_table_add(&kept, s->stack, s->thread_seq, s->label_set, s->weight) != RP_SAMPLE_OK) {
-            free(by_set);
-            rp_sample_table_free(&kept);
-            rp_error("out of memory");
-            return -1;
-        }
-    }
+    int rc = 0;
+    for (int k = 0; k < RP_MEASURES && rc == 0; k++)
+        rc = filter_table(p, rp_profile_table(p, (rp_measure)k), cs, f->count, by_set);
     free(by_set);
-    rp_sample_table_free(&p->samples);
-    p->samples = kept;
-    return 0;
+    return rc;
 }

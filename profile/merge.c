@@ -139,18 +139,27 @@ static int map_meta(rp_meta *out, const rp_meta *src, const struct id_maps *m)
     return 0;
 }
 
-static int map_samples(rp_merge_pending *out, const rp_profile *src, const struct id_maps *m)
+static int map_table(rp_sample **out, size_t *count, const rp_sample_table *table,
+                     const struct id_maps *m)
 {
-    out->samples = rp_alloc_array(src->samples.count, sizeof(rp_sample));
-    if (!out->samples)
+    *out = rp_alloc_array(table->count, sizeof(rp_sample));
+    if (!*out)
         return -1;
-    for (size_t i = 0; i < src->samples.count; i++) {
-        rp_sample s = src->samples.samples[i];
+    for (size_t i = 0; i < table->count; i++) {
+        rp_sample s = table->samples[i];
         s.stack = m->stacks[s.stack];
         s.label_set = m->label_sets[s.label_set];
-        out->samples[i] = s;
+        (*out)[i] = s;
     }
-    out->count = src->samples.count;
+    *count = table->count;
+    return 0;
+}
+
+static int map_samples(rp_merge_pending *out, const rp_profile *src, const struct id_maps *m)
+{
+    for (int k = 0; k < RP_MEASURES; k++)
+        if (map_table(&out->samples[k], &out->counts[k], rp_profile_table_const(src, (rp_measure)k), m) != 0)
+            return -1;
     return 0;
 }
 
@@ -171,7 +180,8 @@ int rp_merge_prepare(rp_profile *dst, const rp_profile *src, bool keep_lines,
 void rp_merge_pending_free(rp_merge_pending *pending)
 {
     free(pending->meta.command);
-    free(pending->samples);
+    for (int k = 0; k < RP_MEASURES; k++)
+        free(pending->samples[k]);
     *pending = (rp_merge_pending){.meta.command = NULL};
 }
 
@@ -220,6 +230,9 @@ static int merge_meta(rp_meta *dst, const rp_meta *src, size_t merged_before)
     rp_add_saturating(&dst->sampling_time_ns, src->sampling_time_ns);
     rp_add_saturating(&dst->dropped_samples, src->dropped_samples);
     rp_add_saturating(&dst->truncated_samples, src->truncated_samples);
+    rp_add_saturating(&dst->alloc_unfollowed, src->alloc_unfollowed);
+    if (src->alloc_rate > dst->alloc_rate) /* weights are objects already: the rate is informative */
+        dst->alloc_rate = src->alloc_rate;
     rp_add_saturating(&dst->user_ns, src->user_ns);
     rp_add_saturating(&dst->sys_ns, src->sys_ns);
     /* The parts of one process after its first (RPERF_INTERVAL) are that
@@ -267,14 +280,14 @@ static uint32_t labelled(labeller *l, uint32_t set)
     return l->made[set];
 }
 
-static int add_samples(rp_profile *dst, const rp_merge_pending *pending, labeller *l, char *err)
+static int add_table(rp_sample_table *table, const rp_sample *samples, size_t count, labeller *l, char *err)
 {
-    for (size_t i = 0; i < pending->count; i++) {
-        const rp_sample *s = &pending->samples[i];
+    for (size_t i = 0; i < count; i++) {
+        const rp_sample *s = &samples[i];
         uint32_t set = labelled(l, s->label_set);
         enum rp_sample_add_result r =
             set == RP_IDX_NONE ? RP_SAMPLE_NOMEM
-                               : rp_sample_table_add(&dst->samples, s->stack, s->thread_seq, set, s->weight);
+                               : rp_sample_table_add(table, s->stack, s->thread_seq, set, s->weight);
         if (r == RP_SAMPLE_OVERFLOW) {
             snprintf(err, RP_MERGE_ERROR_MAX, "summed sample weight overflows 64 bits");
             return -1;
@@ -284,6 +297,14 @@ static int add_samples(rp_profile *dst, const rp_merge_pending *pending, labelle
             return -1;
         }
     }
+    return 0;
+}
+
+static int add_samples(rp_profile *dst, const rp_merge_pending *pending, labeller *l, char *err)
+{
+    for (int k = 0; k < RP_MEASURES; k++)
+        if (add_table(rp_profile_table(dst, (rp_measure)k), pending->samples[k], pending->counts[k], l, err) != 0)
+            return -1;
     return 0;
 }
 

@@ -23,8 +23,8 @@
 /* One file's share of a merge, in dst's ids, prepared and not yet added. */
 typedef struct rp_merge_pending {
     rp_meta meta;        /* its facts (string ids and command are dst's) */
-    rp_sample *samples;  /* stack and label set ids are dst's */
-    size_t count;
+    rp_sample *samples[RP_MEASURES]; /* by measure; stack and label set ids are dst's */
+    size_t counts[RP_MEASURES];
 } rp_merge_pending;
 
 /* Interns the tables of `src` into `dst` and fills `out` (freed with

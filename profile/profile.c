@@ -30,6 +30,8 @@ static const rp_int_field meta_fields[] = {
     RP_INT_FIELD(RP_KEY_DROPPED_SAMPLES, rp_meta, dropped_samples),
     RP_INT_FIELD(RP_KEY_TRUNCATED_SAMPLES, rp_meta, truncated_samples),
     RP_INT_FIELD(RP_KEY_PART, rp_meta, part),
+    RP_INT_FIELD(RP_KEY_ALLOC_RATE, rp_meta, alloc_rate),
+    RP_INT_FIELD(RP_KEY_ALLOC_UNFOLLOWED, rp_meta, alloc_unfollowed),
     RP_MERGED_INT_FIELD(RP_KEY_PROCESS_COUNT, rp_meta, process_count),
     RP_MERGED_INT_FIELD(RP_KEY_TOTAL_DURATION_NS, rp_meta, total_duration_ns),
 };
@@ -66,6 +68,8 @@ int rp_profile_init(rp_profile *p, bool aggregate)
     rp_idxset_init(&p->frame_index);
     rp_stack_table_init(&p->stacks);
     rp_sample_table_init(&p->samples, aggregate);
+    for (int m = 0; m < RP_MEMORY_MEASURES; m++)
+        rp_sample_table_init(&p->memory[m], aggregate);
     rp_idxset_init(&p->label_set_index);
     /* Label set 0 is always the empty set, as in the gem's files. */
     return rp_profile_label_set(p, NULL, 0) == 0 ? 0 : -1;
@@ -78,12 +82,50 @@ void rp_profile_free(rp_profile *p)
     rp_idxset_free(&p->frame_index);
     rp_stack_table_free(&p->stacks);
     rp_sample_table_free(&p->samples);
+    for (int m = 0; m < RP_MEMORY_MEASURES; m++)
+        rp_sample_table_free(&p->memory[m]);
     free(p->labels);
     free(p->label_sets);
     rp_idxset_free(&p->label_set_index);
     free(p->meta.command);
     free(p->load.slots);
     memset(p, 0, sizeof(*p));
+}
+
+rp_sample_table *rp_profile_table(rp_profile *p, rp_measure m)
+{
+    /* selecting k swapped `samples` (time) with memory[k - 1] */
+    if (m == p->measure)
+        return &p->samples;
+    if (m == RP_MEASURE_TIME)
+        return &p->memory[p->measure - 1];
+    return &p->memory[m - 1];
+}
+
+const rp_sample_table *rp_profile_table_const(const rp_profile *p, rp_measure m)
+{
+    return rp_profile_table((rp_profile *)p, m);
+}
+
+static void swap_tables(rp_sample_table *a, rp_sample_table *b)
+{
+    rp_sample_table t = *a;
+    *a = *b;
+    *b = t;
+}
+
+void rp_profile_select(rp_profile *p, rp_measure m)
+{
+    if (p->measure != RP_MEASURE_TIME)
+        swap_tables(&p->samples, &p->memory[p->measure - 1]);
+    if (m != RP_MEASURE_TIME)
+        swap_tables(&p->samples, &p->memory[m - 1]);
+    p->measure = m;
+}
+
+bool rp_profile_has_memory(const rp_profile *p)
+{
+    return p->meta.alloc_rate > 0;
 }
 
 uint32_t rp_profile_string(rp_profile *p, const char *s, size_t len)

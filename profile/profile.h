@@ -19,6 +19,7 @@
 #include "../common/sample_table.h"
 #include "../common/stack_table.h"
 #include "../common/strtab.h"
+#include "measure.h"
 
 typedef enum rp_mode { RP_MODE_CPU = 0, RP_MODE_WALL = 1 } rp_mode;
 
@@ -86,6 +87,8 @@ typedef struct rp_meta {
     int64_t process_count; /* 1 for one process; the number merged otherwise */
     int64_t total_duration_ns; /* sum over processes (for overhead %) */
     int64_t part;              /* 0: a whole process; N >= 1: its Nth interval */
+    int64_t alloc_rate;        /* one allocation in N sampled (RPERF_ALLOC); 0: none */
+    int64_t alloc_unfollowed;  /* sampled objects not followed: the cap was reached */
     uint32_t rperf_version;    /* string id, or RP_IDX_NONE */
     uint32_t ruby_version;     /* string id, or RP_IDX_NONE */
     uint32_t *command;         /* string ids of argv words */
@@ -124,7 +127,13 @@ typedef struct rp_profile {
     size_t frame_count, frames_cap;
     rp_idxset frame_index;
     rp_stack_table stacks;
-    rp_sample_table samples;
+    rp_sample_table samples; /* time; or the measure selected (rp_profile_select) */
+    /* Allocation sampling (RPERF_ALLOC), by measure - 1: allocated objects,
+     * retained objects, retained bytes; each sample's weight is the objects
+     * (bytes) it stands for. The retained bytes table has the entries of
+     * the retained objects table, in the same order. */
+    rp_sample_table memory[RP_MEMORY_MEASURES];
+    rp_measure measure; /* what `samples` holds */
     rp_label *labels;
     size_t label_count, labels_cap;
     rp_label_set *label_sets;
@@ -136,6 +145,15 @@ typedef struct rp_profile {
  * (out of memory). `aggregate` chooses how samples are kept. */
 int rp_profile_init(rp_profile *p, bool aggregate);
 void rp_profile_free(rp_profile *p);
+
+/* The table of measure `m`, wherever selection put it. */
+rp_sample_table *rp_profile_table(rp_profile *p, rp_measure m);
+const rp_sample_table *rp_profile_table_const(const rp_profile *p, rp_measure m);
+/* Makes `samples` hold measure `m` (the others stay reachable through
+ * rp_profile_table), so that every encoder shows it. */
+void rp_profile_select(rp_profile *p, rp_measure m);
+/* Whether the profile was recorded with allocation sampling. */
+bool rp_profile_has_memory(const rp_profile *p);
 
 /* Interning helpers; each returns an id or RP_IDX_NONE when out of memory. */
 uint32_t rp_profile_string(rp_profile *p, const char *s, size_t len);

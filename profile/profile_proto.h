@@ -14,7 +14,7 @@ enum {
     PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE_LOCATION = 4,
     PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6, PROFILE_TIME_NANOS = 9,
     PROFILE_DURATION_NANOS = 10, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
-    PROFILE_COMMENT = 13,
+    PROFILE_COMMENT = 13, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
     VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2,
     SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
     LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3,
@@ -33,6 +33,9 @@ enum {
 #define RP_PPROF_COMMENT_RUBY "ruby: "
 #define RP_PPROF_COMMENT_COUNTS "samples: "
 #define RP_PPROF_COUNTS_FORMAT "%lld, triggers: %lld, processes: %lld"
+
+/* Allocation sampling: "alloc_rate: 128" (one allocation in N sampled). */
+#define RP_PPROF_COMMENT_ALLOC_RATE "alloc_rate: "
 
 /* The numeric label that carries a sample's thread. */
 #define RP_PPROF_THREAD_SEQ RP_LABEL_THREAD_SEQ

@@ -371,14 +371,44 @@ static int read_sample_id(struct doc *d, rp_jtok tok, size_t si, const char *wha
     return 0;
 }
 
-static int read_sample(struct doc *d, rp_jtok tok, size_t si)
+/* The elements after the frames and the weight: optional thread_seq and
+ * label_set_id, and for retained samples their bytes; anything after is
+ * ignored. */
+static int read_sample_tail(struct doc *d, size_t si, struct pending_sample *s)
+{
+    rp_jtok tok;
+    if ((tok = rp_jr_next(&d->jr)) == RP_JT_END_ARRAY)
+        return 0;
+    if (read_sample_id(d, tok, si, "thread_seq", &s->thread_seq) != 0)
+        return -1;
+    if ((tok = rp_jr_next(&d->jr)) == RP_JT_END_ARRAY)
+        return 0;
+    if (read_sample_id(d, tok, si, "label_set_id", &s->file_label_set) != 0)
+        return -1;
+    if ((tok = rp_jr_next(&d->jr)) == RP_JT_END_ARRAY)
+        return 0;
+    if (s->measure == RP_MEASURE_RETAINED_OBJECTS) {
+        if (tok != RP_JT_NUMBER || !rp_jr_int(&d->jr, &s->bytes) || s->bytes < 0) {
+            char message[96];
+            snprintf(message, sizeof(message), "retained sample %zu: bytes must be a non-negative integer", si);
+            return shape_error(d, tok, message);
+        }
+        tok = rp_jr_next(&d->jr);
+    }
+    for (; tok != RP_JT_END_ARRAY; tok = rp_jr_next(&d->jr))
+        if (!rp_jr_skip(&d->jr, tok))
+            return shape_error(d, RP_JT_ERROR, "");
+    return 0;
+}
+
+static int read_sample(struct doc *d, rp_jtok tok, size_t si, rp_measure measure)
 {
     char message[96];
     snprintf(message, sizeof(message), "sample %zu: expected [frames, weight, thread_seq, label_set_id]", si);
     if (tok != RP_JT_BEGIN_ARRAY)
         return shape_error(d, tok, message);
     uint32_t depth = 0;
-    struct pending_sample s = {0};
+    struct pending_sample s = {.measure = (uint8_t)measure};
     if ((tok = rp_jr_next(&d->jr)) == RP_JT_END_ARRAY)
         return shape_error(d, tok, message);
     if (read_frames(d, tok, si, &depth) != 0)
@@ -390,18 +420,8 @@ static int read_sample(struct doc *d, rp_jtok tok, size_t si)
         snprintf(message, sizeof(message), "sample %zu: weight must be a non-negative integer", si);
         return shape_error(d, tok, message);
     }
-    /* optional thread_seq and label_set_id; anything after is ignored */
-    if ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY) {
-        if (read_sample_id(d, tok, si, "thread_seq", &s.thread_seq) != 0)
-            return -1;
-        if ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY) {
-            if (read_sample_id(d, tok, si, "label_set_id", &s.file_label_set) != 0)
-                return -1;
-            while ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY)
-                if (!rp_jr_skip(&d->jr, tok))
-                    return shape_error(d, RP_JT_ERROR, "");
-        }
-    }
+    if (read_sample_tail(d, si, &s) != 0)
+        return -1;
     s.stack = rp_profile_stack(d->p, d->frames, depth);
     if (s.stack == RP_IDX_NONE || RP_VEC_RESERVE(d->samples, d->samples_cap, d->sample_count + 1) != 0)
         return out_of_memory(d);
@@ -409,23 +429,39 @@ static int read_sample(struct doc *d, rp_jtok tok, size_t si)
     return 0;
 }
 
-static int read_samples(struct doc *d, rp_jtok tok)
+/* The array of samples of `measure` under `key`; `seen`: such an array was
+ * read already (both aggregated_samples and raw_samples: the first wins). */
+static int read_samples(struct doc *d, rp_jtok tok, const char *key, rp_measure measure, bool *seen)
 {
     if (tok == RP_JT_NULL)
         return 0;
-    if (d->have_samples) /* both aggregated_samples and raw_samples: the first wins */
+    if (*seen)
         return rp_jr_skip(&d->jr, tok) ? 0 : shape_error(d, RP_JT_ERROR, "");
     if (tok != RP_JT_BEGIN_ARRAY)
-        return shape_error(d, tok, "samples must be an array");
+        return key_shape_error(d, tok, key, "an array");
     size_t si = 0;
     while ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY)
-        if (read_sample(d, tok, si++) != 0)
+        if (read_sample(d, tok, si++, measure) != 0)
             return -1;
-    d->have_samples = true;
+    *seen = true;
     return 0;
 }
 
-/* With the whole document read: label ids checked and mapped, samples in. */
+static int add_to_table(struct doc *d, size_t i, rp_sample_table *table, const struct pending_sample *s,
+                        uint32_t ls, int64_t weight)
+{
+    switch (rp_sample_table_add(table, s->stack, s->thread_seq, ls, weight)) {
+    case RP_SAMPLE_OK:
+        return 0;
+    case RP_SAMPLE_OVERFLOW:
+        return rp_doc_fail(d->err, "sample %zu: total weight overflows 64 bits", i);
+    default:
+        return out_of_memory(d);
+    }
+}
+
+/* With the whole document read: label ids checked and mapped, samples in
+ * their tables (a retained sample's bytes beside its objects). */
 static int add_samples(struct doc *d)
 {
     for (size_t i = 0; i < d->sample_count; i++) {
@@ -434,14 +470,11 @@ static int add_samples(struct doc *d)
             return rp_doc_fail(d->err, "sample %zu: label_set_id %" PRIu32 " is out of range (%zu label sets)",
                         i, s->file_label_set, d->label_map_len);
         uint32_t ls = s->file_label_set < d->label_map_len ? d->label_map[s->file_label_set] : 0;
-        switch (rp_sample_table_add(&d->p->samples, s->stack, s->thread_seq, ls, s->weight)) {
-        case RP_SAMPLE_OK:
-            break;
-        case RP_SAMPLE_OVERFLOW:
-            return rp_doc_fail(d->err, "sample %zu: total weight overflows 64 bits", i);
-        default:
-            return out_of_memory(d);
-        }
+        if (add_to_table(d, i, rp_profile_table(d->p, (rp_measure)s->measure), s, ls, s->weight) != 0)
+            return -1;
+        if (s->measure == RP_MEASURE_RETAINED_OBJECTS &&
+            add_to_table(d, i, rp_profile_table(d->p, RP_MEASURE_RETAINED_BYTES), s, ls, s->bytes) != 0)
+            return -1;
     }
     return 0;
 }
@@ -460,7 +493,11 @@ static int read_member(struct doc *d)
     if (strcmp(key, RP_KEY_MODE) == 0)
         return read_mode(d, tok);
     if (strcmp(key, RP_KEY_AGGREGATED_SAMPLES) == 0 || strcmp(key, RP_KEY_RAW_SAMPLES) == 0)
-        return read_samples(d, tok);
+        return read_samples(d, tok, key, RP_MEASURE_TIME, &d->have_samples);
+    if (strcmp(key, RP_KEY_ALLOC_SAMPLES) == 0)
+        return read_samples(d, tok, key, RP_MEASURE_ALLOC_OBJECTS, &d->have_alloc);
+    if (strcmp(key, RP_KEY_RETAINED_SAMPLES) == 0)
+        return read_samples(d, tok, key, RP_MEASURE_RETAINED_OBJECTS, &d->have_retained);
     if (strcmp(key, RP_KEY_LABEL_SETS) == 0)
         return read_label_sets(d, tok);
     if (strcmp(key, RP_KEY_COMMAND) == 0)
@@ -560,7 +597,7 @@ static struct doc *begin_document(rp_profile_reader *r, rp_profile *p, char *err
     d->err = err;
     d->sample_count = 0;
     d->failure = 0;
-    d->have_samples = false;
+    d->have_samples = d->have_alloc = d->have_retained = false;
     d->label_map_len = 0;
     d->known_count = 0;
     d->known_text_len = 0;

@@ -19,6 +19,8 @@
 struct pending_sample {
     uint32_t stack, thread_seq, file_label_set;
     int64_t weight;
+    int64_t bytes;   /* retained samples: their bytes */
+    uint8_t measure; /* rp_measure: time, allocated or retained objects */
 };
 
 /* A frame seen before in this document, known by its bytes: the text
@@ -38,6 +40,7 @@ struct doc {
     struct pending_sample *samples;
     size_t sample_count, samples_cap;
     bool have_samples;
+    bool have_alloc, have_retained;
     uint32_t *label_map; /* file label set id → profile id */
     size_t label_map_len;
     uint32_t *frames;    /* scratch: frame ids of one sample */

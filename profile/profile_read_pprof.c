@@ -53,6 +53,8 @@ typedef struct pp_doc {
     uint64_t *comments;
     size_t comment_count, comments_cap;
     size_t value_index; /* which value of a sample is its weight */
+    size_t memory_index[RP_MEASURES]; /* the values of allocation sampling's types, SIZE_MAX: absent */
+    bool has_memory;
     uint32_t *frame_pool;
     size_t frame_pool_len, frame_pool_cap;
     uint32_t *stack;    /* scratch: one sample's frames */
@@ -301,6 +303,22 @@ static bool string_is(const pp_doc *d, uint64_t index, const char *text)
 
 /* --- what the header says ---------------------------------------------------------- */
 
+/* The values of allocation sampling (rperf's, Go's heap profiles): types
+ * alloc_objects, inuse_objects and inuse_space. */
+static void choose_memory_values(pp_doc *d)
+{
+    d->has_memory = false;
+    for (int m = RP_MEASURE_ALLOC_OBJECTS; m < RP_MEASURES; m++) {
+        d->memory_index[m] = SIZE_MAX;
+        for (size_t i = 0; i < d->sample_type_count; i++)
+            if (string_is(d, d->sample_types[i][0], rp_measures[m].pprof_type) &&
+                string_is(d, d->sample_types[i][1], rp_measures[m].pprof_unit)) {
+                d->memory_index[m] = i;
+                d->has_memory = true;
+            }
+    }
+}
+
 /* The weight of a sample: the value of type cpu or wall in nanoseconds,
  * else the first in nanoseconds. */
 static int choose_value(pp_doc *d)
@@ -320,6 +338,7 @@ static int choose_value(pp_doc *d)
         return fail(d, "no sample type is measured in nanoseconds (%zu sample types)", d->sample_type_count);
     d->value_index = chosen;
     d->p->meta.mode = string_is(d, d->sample_types[chosen][0], "wall") ? RP_MODE_WALL : RP_MODE_CPU;
+    choose_memory_values(d);
     return 0;
 }
 
@@ -355,6 +374,9 @@ static int read_comment_facts(pp_doc *d)
         } else if (comment_after(d, comment, RP_PPROF_COMMENT_RUBY, text, sizeof(text))) {
             if ((m->ruby_version = rp_profile_cstring(d->p, text)) == RP_IDX_NONE)
                 return out_of_memory(d);
+        } else if (comment_after(d, comment, RP_PPROF_COMMENT_ALLOC_RATE, text, sizeof(text)) &&
+                   sscanf(text, "%lld", &a) == 1 && a > 0) {
+            m->alloc_rate = a;
         } else if (comment_after(d, comment, RP_PPROF_COMMENT_VERSION, text, sizeof(text))) {
             if ((m->rperf_version = rp_profile_cstring(d->p, text)) == RP_IDX_NONE)
                 return out_of_memory(d);
@@ -376,7 +398,11 @@ static int read_header(pp_doc *d)
     m->process_count = 1;
     if (d->period > 0 && string_is(d, d->period_unit, "nanoseconds"))
         m->frequency = (1000000000 + d->period / 2) / d->period;
-    return read_comment_facts(d);
+    if (read_comment_facts(d) != 0)
+        return -1;
+    if (d->has_memory && m->alloc_rate == 0)
+        m->alloc_rate = 1; /* not ours (a Go heap profile): its values are the estimates already */
+    return 0;
 }
 
 /* --- pass 2: samples ------------------------------------------------------------------ */
@@ -481,6 +507,7 @@ static int for_each_varint(pp_doc *d, const rp_pb_field *f, size_t si, const cha
 struct sample_values {
     size_t count;
     int64_t weight;
+    int64_t memory[RP_MEASURES]; /* allocation sampling's values, by measure */
     uint32_t depth;
 };
 
@@ -493,6 +520,9 @@ static int take_value(pp_doc *d, size_t si, uint64_t v, void *ctx)
 {
     struct sample_values *sv = ctx;
     (void)si;
+    for (int m = RP_MEASURE_ALLOC_OBJECTS; m < RP_MEASURES; m++)
+        if (d->has_memory && sv->count == d->memory_index[m])
+            sv->memory[m] = (int64_t)v;
     if (sv->count++ == d->value_index)
         sv->weight = (int64_t)v;
     return 0;
@@ -528,6 +558,19 @@ static int read_label(pp_doc *d, size_t si, rp_pb_reader r, uint32_t *pair_count
     return 0;
 }
 
+static int add_value(pp_doc *d, size_t si, rp_sample_table *table, uint32_t stack, uint32_t thread_seq,
+                     uint32_t set, int64_t weight)
+{
+    switch (rp_sample_table_add(table, stack, thread_seq, set, weight)) {
+    case RP_SAMPLE_OK:
+        return 0;
+    case RP_SAMPLE_OVERFLOW:
+        return fail(d, "sample %zu: summed weights overflow 64 bits", si);
+    default:
+        return out_of_memory(d);
+    }
+}
+
 static int read_sample(pp_doc *d, size_t si, rp_pb_reader r)
 {
     struct sample_values sv = {0};
@@ -554,14 +597,22 @@ static int read_sample(pp_doc *d, size_t si, rp_pb_reader r)
     uint32_t set = rp_profile_label_set(d->p, d->pairs, pair_count);
     if (stack == RP_IDX_NONE || set == RP_IDX_NONE)
         return out_of_memory(d);
-    switch (rp_sample_table_add(&d->p->samples, stack, thread_seq, set, sv.weight)) {
-    case RP_SAMPLE_OK:
-        return 0;
-    case RP_SAMPLE_OVERFLOW:
-        return fail(d, "sample %zu: summed weights overflow 64 bits", si);
-    default:
-        return out_of_memory(d);
-    }
+    /* a sample of allocation sampling carries no time: it has none to add */
+    if (!d->has_memory || sv.weight > 0)
+        if (add_value(d, si, &d->p->samples, stack, thread_seq, set, sv.weight) != 0)
+            return -1;
+    if (sv.memory[RP_MEASURE_ALLOC_OBJECTS] < 0 || sv.memory[RP_MEASURE_RETAINED_OBJECTS] < 0 ||
+        sv.memory[RP_MEASURE_RETAINED_BYTES] < 0)
+        return fail(d, "sample %zu has a negative allocation value", si);
+    if (sv.memory[RP_MEASURE_ALLOC_OBJECTS] > 0 &&
+        add_value(d, si, rp_profile_table(d->p, RP_MEASURE_ALLOC_OBJECTS), stack, thread_seq, set,
+                  sv.memory[RP_MEASURE_ALLOC_OBJECTS]) != 0)
+        return -1;
+    if (sv.memory[RP_MEASURE_RETAINED_OBJECTS] > 0 || sv.memory[RP_MEASURE_RETAINED_BYTES] > 0)
+        for (int m = RP_MEASURE_RETAINED_OBJECTS; m <= RP_MEASURE_RETAINED_BYTES; m++)
+            if (add_value(d, si, rp_profile_table(d->p, (rp_measure)m), stack, thread_seq, set, sv.memory[m]) != 0)
+                return -1;
+    return 0;
 }
 
 static int read_samples(pp_doc *d)

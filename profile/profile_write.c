@@ -70,35 +70,56 @@ static void write_process_facts(rp_json *j, const rp_profile *p)
         write_int_object(j, RP_KEY_OS, &m->os, rp_os_fields);
 }
 
-static void write_samples(rp_json *j, const rp_profile *p)
+static void write_frames(rp_json *j, const rp_profile *p, uint32_t stack)
 {
-    rp_json_key(j, p->samples.aggregate ? RP_KEY_AGGREGATED_SAMPLES : RP_KEY_RAW_SAMPLES);
+    uint32_t depth;
+    const uint32_t *frames = rp_stack_table_get(&p->stacks, stack, &depth);
     rp_json_begin_array(j);
-    for (size_t i = 0; i < p->samples.count; i++) {
-        const rp_sample *s = &p->samples.samples[i];
-        uint32_t depth;
-        const uint32_t *frames = rp_stack_table_get(&p->stacks, s->stack, &depth);
+    for (uint32_t d = 0; d < depth; d++) {
+        const rp_frame *f = &p->frames[frames[d]];
         rp_json_begin_array(j);
-        rp_json_begin_array(j);
-        for (uint32_t d = 0; d < depth; d++) {
-            const rp_frame *f = &p->frames[frames[d]];
-            rp_json_begin_array(j);
-            write_string_id(j, p, f->path);
-            write_string_id(j, p, f->label);
-            if (f->line) {
-                rp_json_int(j, f->line);
-                if (f->start_line)
-                    rp_json_int(j, f->start_line);
-            }
-            rp_json_end_array(j);
+        write_string_id(j, p, f->path);
+        write_string_id(j, p, f->label);
+        if (f->line) {
+            rp_json_int(j, f->line);
+            if (f->start_line)
+                rp_json_int(j, f->start_line);
         }
-        rp_json_end_array(j);
-        rp_json_int(j, s->weight);
-        rp_json_int(j, s->thread_seq);
-        rp_json_int(j, s->label_set);
         rp_json_end_array(j);
     }
     rp_json_end_array(j);
+}
+
+/* `table` under `key`: [frames, weight, thread_seq, label_set_id], and
+ * with `bytes` (the retained bytes, entry for entry) a fifth element. */
+static void write_table(rp_json *j, const rp_profile *p, const char *key, const rp_sample_table *table,
+                        const rp_sample_table *bytes)
+{
+    rp_json_key(j, key);
+    rp_json_begin_array(j);
+    for (size_t i = 0; i < table->count; i++) {
+        const rp_sample *s = &table->samples[i];
+        rp_json_begin_array(j);
+        write_frames(j, p, s->stack);
+        rp_json_int(j, s->weight);
+        rp_json_int(j, s->thread_seq);
+        rp_json_int(j, s->label_set);
+        if (bytes)
+            rp_json_int(j, i < bytes->count ? bytes->samples[i].weight : 0);
+        rp_json_end_array(j);
+    }
+    rp_json_end_array(j);
+}
+
+static void write_samples(rp_json *j, const rp_profile *p)
+{
+    const rp_sample_table *time = rp_profile_table_const(p, RP_MEASURE_TIME);
+    write_table(j, p, time->aggregate ? RP_KEY_AGGREGATED_SAMPLES : RP_KEY_RAW_SAMPLES, time, NULL);
+    if (!rp_profile_has_memory(p))
+        return;
+    write_table(j, p, RP_KEY_ALLOC_SAMPLES, rp_profile_table_const(p, RP_MEASURE_ALLOC_OBJECTS), NULL);
+    write_table(j, p, RP_KEY_RETAINED_SAMPLES, rp_profile_table_const(p, RP_MEASURE_RETAINED_OBJECTS),
+                rp_profile_table_const(p, RP_MEASURE_RETAINED_BYTES));
 }
 
 static void write_label_sets(rp_json *j, const rp_profile *p)

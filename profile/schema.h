@@ -38,6 +38,14 @@
 #define RP_KEY_TOTAL_DURATION_NS "total_duration_ns" /* merged files */
 #define RP_KEY_PART "part" /* ext: 0 a whole process, N the Nth part (RPERF_INTERVAL) */
 #define RP_KEY_AGGREGATED_SAMPLES "aggregated_samples"
+/* ext, allocation sampling (RPERF_ALLOC): the rate, the sampled
+ * allocations [frames, objects, thread_seq, label_set_id] and the sampled
+ * objects still alive [frames, objects, thread_seq, label_set_id, bytes],
+ * whose label sets hold the object's class under RP_LABEL_CLASS. */
+#define RP_KEY_ALLOC_RATE "alloc_rate"
+#define RP_KEY_ALLOC_UNFOLLOWED "alloc_unfollowed"
+#define RP_KEY_ALLOC_SAMPLES "alloc_samples"
+#define RP_KEY_RETAINED_SAMPLES "retained_samples"
 #define RP_KEY_RAW_SAMPLES "raw_samples"
 #define RP_KEY_LABEL_SETS "label_sets"
 #define RP_KEY_COMMAND "command"           /* ext: argv array */
@@ -76,6 +84,8 @@
 #define RP_LABEL_GC_MARK "mark"
 #define RP_LABEL_GC_SWEEP "sweep"
 #define RP_LABEL_PID "%pid"
+/* The class of an allocated object (allocation and retained samples). */
+#define RP_LABEL_CLASS "%class"
 /* A sample's thread number is no label of its set, but every place that
  * shows or selects labels (pprof, --tagfocus, report --by, the viewer's
  * tags) treats it as one under this key: see rp_label_key_of. */

@@ -61,14 +61,16 @@ module Rperf
 
   class << self
     def start(frequency: 1000, mode: :cpu, output: nil, verbose: false, format: nil, stat: false,
-              signal: nil, aggregate: true, defer: false, inherit: :fork)
+              signal: nil, aggregate: true, defer: false, inherit: :fork, alloc: nil)
       check_frequency(frequency)
+      alloc = alloc_rate(alloc)
       raise ArgumentError, "mode must be :cpu or :wall, got #{mode.inspect}" unless %i[cpu wall].include?(mode)
       raise ArgumentError, "inherit must be :fork, true, or false, got #{inherit.inspect}" unless [true, false, :fork].include?(inherit)
       signo = signal_number(signal)
-      _session_start(mode, frequency, aggregate, signo, defer)
+      _session_start(mode, frequency, aggregate, signo, defer, alloc)
       @session = Session.new(
-        options: {frequency: frequency, mode: mode, aggregate: aggregate, signal: signal, defer: defer},
+        options: {frequency: frequency, mode: mode, aggregate: aggregate, signal: signal, defer: defer,
+                  alloc: alloc},
         output: output, format: format, stat: stat, verbose: verbose || ENV["RPERF_VERBOSE"] == "1",
       )
       @session.saved_env = SESSION_ENV.to_h { |k| [k, ENV[k]] }
@@ -137,6 +139,16 @@ module Rperf
     end
 
     private
+
+    # alloc: one allocation in N sampled (Integer N >= 1), true for the
+    # default rate, nil or false for none; 0 in the agent's terms.
+    def alloc_rate(alloc)
+      return 0 if alloc.nil? || alloc == false
+      return ALLOC_DEFAULT if alloc == true
+      raise ArgumentError, "alloc must be a positive integer (one allocation in N sampled), true or nil (got #{alloc.inspect})" unless alloc.is_a?(Integer) && alloc.positive? && alloc <= 1_000_000_000
+
+      alloc
+    end
 
     def check_frequency(frequency)
       raise ArgumentError, "frequency must be a positive integer (got #{frequency.inspect})" unless frequency.is_a?(Integer) && frequency > 0
@@ -235,6 +247,7 @@ module Rperf
       ENV["RPERF_MODE"] = opts[:mode].to_s
       ENV["RPERF_SIGNAL"] = opts[:signal].nil? ? nil : opts[:signal].to_s
       ENV["RPERF_AGGREGATE"] = opts[:aggregate] ? nil : "0"
+      ENV["RPERF_ALLOC"] = opts[:alloc].positive? ? opts[:alloc].to_s : nil
       ENV["_RPERF_SESSION"] = "#{Process.pid}:#{dir}"
     end
 
@@ -245,7 +258,7 @@ module Rperf
     def join_in_spawned(dir)
       opts = @session.options
       ENV["_RPERF_API_SESSION"] = [Process.pid, opts[:mode], opts[:frequency], opts[:aggregate] ? 1 : 0,
-                                   opts[:defer] ? 1 : 0, dir].join(":")
+                                   opts[:defer] ? 1 : 0, opts[:alloc], dir].join(":")
     end
 
     public
@@ -253,11 +266,11 @@ module Rperf
     # In a spawned child, as this file loads: the session of the program
     # that spawned it (join_in_spawned) goes on here until exit.
     def _join_spawning_session(value)
-      root, mode, frequency, aggregate, defer, dir = value.split(":", 6)
+      root, mode, frequency, aggregate, defer, alloc, dir = value.split(":", 7)
       return if root.to_i == Process.pid || !dir || !File.directory?(dir)
 
       start(mode: mode.to_sym, frequency: frequency.to_i, aggregate: aggregate == "1", defer: defer == "1",
-            inherit: false)
+            inherit: false, alloc: alloc.to_i.positive? ? alloc.to_i : nil)
       install_fork_hook
       become_member(dir, root.to_i)
     rescue ArgumentError, SystemCallError

@@ -27,6 +27,7 @@ typedef struct rp_diff {
     rp_diff_side base, target;
     size_t names_cap;    /* of the per-name arrays */
     rp_mode base_mode, target_mode;
+    rp_measure measure;  /* what the weights are (both sides: --measure) */
     int64_t base_processes, target_processes;
 } rp_diff;
 

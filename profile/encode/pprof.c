@@ -19,8 +19,11 @@
 #include "protobuf.h"
 #include "../../common/vec.h"
 
-enum extra_string { EXTRA_TYPE, EXTRA_UNIT, EXTRA_THREAD_SEQ, EXTRA_C_VERSION, EXTRA_C_MODE,
-                    EXTRA_C_FREQUENCY, EXTRA_C_RUBY, EXTRA_C_COUNTS, EXTRA_COUNT };
+/* Our strings: a type and a unit per measure (rp_measure order), then the
+ * rest. */
+enum extra_string { EXTRA_TYPE, EXTRA_UNIT = EXTRA_TYPE + RP_MEASURES,
+                    EXTRA_THREAD_SEQ = EXTRA_UNIT + RP_MEASURES, EXTRA_C_VERSION, EXTRA_C_MODE,
+                    EXTRA_C_FREQUENCY, EXTRA_C_RUBY, EXTRA_C_COUNTS, EXTRA_C_ALLOC, EXTRA_COUNT };
 
 struct encoder {
     const rp_profile *p;
@@ -29,6 +32,7 @@ struct encoder {
     char extras[EXTRA_COUNT][128];
     uint64_t extra_base; /* pprof id of extras[0] */
     bool failed;         /* out of memory: the output is incomplete */
+    int measures;        /* sample values: time, and with allocation sampling the others */
 };
 
 static uint64_t str_id(uint32_t profile_string)
@@ -52,10 +56,10 @@ static void emit(struct encoder *e, uint32_t field)
     rp_pb_clear(&e->msg);
 }
 
-static void value_type(struct encoder *e, uint32_t field)
+static void value_type(struct encoder *e, uint32_t field, rp_measure m)
 {
-    rp_pb_uint(&e->msg, VALUE_TYPE_TYPE, extra_id(e, EXTRA_TYPE));
-    rp_pb_uint(&e->msg, VALUE_TYPE_UNIT, extra_id(e, EXTRA_UNIT));
+    rp_pb_uint(&e->msg, VALUE_TYPE_TYPE, extra_id(e, (enum extra_string)(EXTRA_TYPE + m)));
+    rp_pb_uint(&e->msg, VALUE_TYPE_UNIT, extra_id(e, (enum extra_string)(EXTRA_UNIT + m)));
     emit(e, field);
 }
 
@@ -77,16 +81,33 @@ static void sample_labels(struct encoder *e, const rp_sample *s)
     }
 }
 
-static void samples(struct encoder *e)
+/* The samples of measure `m`: their weight at its place among the
+ * values, 0 at the others; a retained sample carries its bytes too. */
+static void samples_of(struct encoder *e, rp_measure m)
 {
-    for (size_t i = 0; i < e->p->samples.count; i++) {
-        const rp_sample *s = &e->p->samples.samples[i];
+    const rp_sample_table *table = rp_profile_table_const(e->p, m);
+    const rp_sample_table *bytes = rp_profile_table_const(e->p, RP_MEASURE_RETAINED_BYTES);
+    for (size_t i = 0; i < table->count; i++) {
+        const rp_sample *s = &table->samples[i];
         uint32_t depth;
         const uint32_t *frames = rp_stack_table_get(&e->p->stacks, s->stack, &depth);
+        int64_t values[RP_MEASURES] = {0};
+        values[m] = s->weight;
+        if (m == RP_MEASURE_RETAINED_OBJECTS && i < bytes->count)
+            values[RP_MEASURE_RETAINED_BYTES] = bytes->samples[i].weight;
         rp_pb_packed_u32(&e->msg, SAMPLE_LOCATION_ID, frames, depth, 1);
-        rp_pb_packed_i64(&e->msg, SAMPLE_VALUE, s->weight);
+        rp_pb_packed_i64s(&e->msg, SAMPLE_VALUE, values, (size_t)e->measures);
         sample_labels(e, s);
         emit(e, PROFILE_SAMPLE);
+    }
+}
+
+static void samples(struct encoder *e)
+{
+    samples_of(e, RP_MEASURE_TIME);
+    if (e->measures > 1) {
+        samples_of(e, RP_MEASURE_ALLOC_OBJECTS);
+        samples_of(e, RP_MEASURE_RETAINED_OBJECTS);
     }
 }
 
@@ -184,8 +205,13 @@ static void prepare_extras(struct encoder *e)
 {
     const rp_meta *m = &e->p->meta;
     const rp_profile *p = e->p;
-    snprintf(e->extras[EXTRA_TYPE], sizeof(e->extras[0]), "%s", rp_mode_name(m->mode));
-    snprintf(e->extras[EXTRA_UNIT], sizeof(e->extras[0]), "nanoseconds");
+    for (int k = 0; k < RP_MEASURES; k++) {
+        snprintf(e->extras[EXTRA_TYPE + k], sizeof(e->extras[0]), "%s",
+                 k == RP_MEASURE_TIME ? rp_mode_name(m->mode) : rp_measures[k].pprof_type);
+        snprintf(e->extras[EXTRA_UNIT + k], sizeof(e->extras[0]), "%s", rp_measures[k].pprof_unit);
+    }
+    snprintf(e->extras[EXTRA_C_ALLOC], sizeof(e->extras[0]), RP_PPROF_COMMENT_ALLOC_RATE "%lld",
+             (long long)m->alloc_rate);
     snprintf(e->extras[EXTRA_THREAD_SEQ], sizeof(e->extras[0]), RP_PPROF_THREAD_SEQ);
     snprintf(e->extras[EXTRA_C_VERSION], sizeof(e->extras[0]), RP_PPROF_COMMENT_VERSION "%s", RP_VERSION);
     snprintf(e->extras[EXTRA_C_MODE], sizeof(e->extras[0]), RP_PPROF_COMMENT_MODE "%s", rp_mode_name(m->mode));
@@ -202,21 +228,25 @@ static void prepare_extras(struct encoder *e)
 int rp_pprof_write(const rp_profile *p, rp_out *out, const rp_encode_opts *opts)
 {
     (void)opts; /* the encoder shape of format.h; pprof has no options */
-    struct encoder e = {.p = p, .out = out};
+    struct encoder e = {.p = p, .out = out, .measures = rp_profile_has_memory(p) ? RP_MEASURES : 1};
     rp_pb_init(&e.msg);
     rp_pb_init(&e.sub);
     prepare_extras(&e);
-    value_type(&e, PROFILE_SAMPLE_TYPE);
+    for (int k = 0; k < e.measures; k++)
+        value_type(&e, PROFILE_SAMPLE_TYPE, (rp_measure)k);
     samples(&e);
     if (locations_and_functions(&e) != 0)
         e.failed = true;
     string_table(&e);
     scalar(&e, PROFILE_TIME_NANOS, p->meta.start_time_ns);
     scalar(&e, PROFILE_DURATION_NANOS, p->meta.duration_ns);
-    value_type(&e, PROFILE_PERIOD_TYPE);
+    value_type(&e, PROFILE_PERIOD_TYPE, RP_MEASURE_TIME);
     scalar(&e, PROFILE_PERIOD, p->meta.frequency > 0 ? 1000000000 / p->meta.frequency : 0);
-    for (int x = EXTRA_C_VERSION; x <= EXTRA_C_COUNTS; x++)
+    for (int x = EXTRA_C_VERSION; x <= (e.measures > 1 ? EXTRA_C_ALLOC : EXTRA_C_COUNTS); x++)
         scalar(&e, PROFILE_COMMENT, (int64_t)extra_id(&e, (enum extra_string)x));
+    /* the measure chosen (--measure) is what pprof shows first */
+    if (e.measures > 1 && p->measure != RP_MEASURE_TIME)
+        scalar(&e, PROFILE_DEFAULT_SAMPLE_TYPE, (int64_t)extra_id(&e, (enum extra_string)(EXTRA_TYPE + p->measure)));
     bool failed = e.failed || e.msg.failed || e.sub.failed;
     rp_pb_free(&e.msg);
     rp_pb_free(&e.sub);

@@ -101,11 +101,20 @@ void rp_pb_bytes(rp_pb *b, uint32_t field, const void *data, size_t len)
     rp_pb_raw(b, data, len);
 }
 
+void rp_pb_packed_i64s(rp_pb *b, uint32_t field, const int64_t *values, size_t n)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++)
+        len += rp_pb_varint_size((uint64_t)values[i]);
+    tag(b, field, WIRE_BYTES);
+    varint(b, len);
+    for (size_t i = 0; i < n; i++)
+        varint(b, (uint64_t)values[i]);
+}
+
 void rp_pb_packed_i64(rp_pb *b, uint32_t field, int64_t value)
 {
-    tag(b, field, WIRE_BYTES);
-    varint(b, rp_pb_varint_size((uint64_t)value));
-    varint(b, (uint64_t)value);
+    rp_pb_packed_i64s(b, field, &value, 1);
 }
 
 void rp_pb_packed_u32(rp_pb *b, uint32_t field, const uint32_t *ids, size_t n, uint64_t add)

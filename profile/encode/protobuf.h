@@ -32,7 +32,8 @@ void rp_pb_bytes(rp_pb *b, uint32_t field, const void *data, size_t len);
 /* A packed repeated uint64 field: ids[i] + add for every i. */
 void rp_pb_packed_u32(rp_pb *b, uint32_t field, const uint32_t *ids, size_t n, uint64_t add);
 
-/* A packed repeated int64 field with a single value. */
+/* A packed repeated int64 field: `n` values, or a single one. */
+void rp_pb_packed_i64s(rp_pb *b, uint32_t field, const int64_t *values, size_t n);
 void rp_pb_packed_i64(rp_pb *b, uint32_t field, int64_t value);
 /* Appends bytes as they are (the content of a string field). */
 void rp_pb_raw(rp_pb *b, const void *data, size_t len);

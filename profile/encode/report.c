@@ -12,13 +12,28 @@
 #include "../../common/vec.h"
 #include "../timewin.h"
 
-/* One row: "  <ms> ms <pct>%  label (path)", or "(path:line)". */
+/* One row: "  <ms> ms <pct>%  label (path)", or "(path:line)"; objects
+ * and bytes of a memory measure in place of the milliseconds. */
 static void write_row(rp_out *out, const rp_profile *p, const rp_frame_weight *fw, int64_t total)
 {
-    char ms[RP_NUMFMT_MAX], name[RP_FRAME_NAME_MAX];
+    char value[RP_MEASURE_TEXT_MAX], name[RP_FRAME_NAME_MAX];
     double pct = total > 0 ? (double)fw->weight * 100.0 / (double)total : 0.0;
-    rp_out_printf(out, "  %14s ms %5.1f%%  %s\n", rp_fmt_ms(fw->weight, ms), pct,
+    rp_out_printf(out, "  %14s %-2s %5.1f%%  %s\n", rp_measure_format(p->measure, fw->weight, value),
+                  rp_measure_short_unit(p->measure), pct,
                   rp_frame_name(p, &p->frames[fw->frame], name, sizeof(name)));
+}
+
+/* "Total: 1234.5ms (cpu)" as the gem prints it, or for a memory measure
+ * "Total: 705,024 allocated objects (1 in 128 allocations sampled)". */
+static void write_total(rp_out *out, const rp_profile *p, int64_t total)
+{
+    char value[RP_MEASURE_TEXT_MAX];
+    if (p->measure == RP_MEASURE_TIME)
+        rp_out_printf(out, "Total: %.1fms (%s)\n", (double)total / 1e6, rp_mode_name(p->meta.mode));
+    else
+        rp_out_printf(out, "Total: %s %s (1 in %" PRId64 " allocations sampled)\n",
+                      rp_measure_format(p->measure, total, value), rp_measures[p->measure].what,
+                      p->meta.alloc_rate);
 }
 
 static void write_table(rp_out *out, const rp_profile *p, const char *title,
@@ -46,9 +61,10 @@ int rp_report_write(const rp_profile *p, rp_out *out, int top_n, bool header)
     if (header) {
         int64_t samples = p->meta.sampling_count > 0 ? p->meta.sampling_count
                                                      : (int64_t)p->samples.count;
-        rp_out_printf(out, "Total: %.1fms (%s)\n", (double)fc.total / 1e6, rp_mode_name(p->meta.mode));
-        rp_out_printf(out, "Samples: %" PRId64 ", Frequency: %" PRId64 "Hz\n", samples,
-                      p->meta.frequency);
+        write_total(out, p, fc.total);
+        if (p->measure == RP_MEASURE_TIME)
+            rp_out_printf(out, "Samples: %" PRId64 ", Frequency: %" PRId64 "Hz\n", samples,
+                          p->meta.frequency);
         if (p->meta.process_count > 1)
             rp_out_printf(out, "Processes: %" PRId64 "\n", p->meta.process_count);
         if (p->load.windowed) {
@@ -139,11 +155,13 @@ int rp_report_by_write(const rp_profile *p, rp_out *out, const char *key)
     size_t count = fold_values(rows, p->samples.count);
     if (count)
         qsort_r(rows, count, sizeof(*rows), heaviest_first, &k);
-    rp_out_printf(out, "Total: %.1fms (%s)\n\n By %s:\n", (double)total / 1e6, rp_mode_name(p->meta.mode), key);
-    char ms[RP_NUMFMT_MAX], text[RP_FRAME_NAME_MAX];
+    write_total(out, p, total);
+    rp_out_printf(out, "\n By %s:\n", key);
+    char value[RP_MEASURE_TEXT_MAX], text[RP_FRAME_NAME_MAX];
     for (size_t v = 0; v < count; v++) {
         value_text(&k, rows[v].value, text, sizeof(text));
-        rp_out_printf(out, "  %14s ms %5.1f%%  %s\n", rp_fmt_ms(rows[v].weight, ms),
+        rp_out_printf(out, "  %14s %-2s %5.1f%%  %s\n", rp_measure_format(p->measure, rows[v].weight, value),
+                      rp_measure_short_unit(p->measure),
                       total > 0 ? (double)rows[v].weight * 100.0 / (double)total : 0.0, text);
     }
     free(rows);

@@ -65,11 +65,13 @@ static void write_thread(rp_json *j, const rp_profile *p, const thread_sample *f
     else
         snprintf(pid, sizeof(pid), "%" PRId64, p->meta.pid);
     snprintf(name, sizeof(name), "pid %.40s thread %" PRIu32 " (%s)", pid, first->thread_seq,
-             rp_mode_name(p->meta.mode));
+             p->measure == RP_MEASURE_TIME ? rp_mode_name(p->meta.mode) : rp_measures[p->measure].what);
     rp_json_begin_object(j);
     rp_json_member_cstring(j, "type", "sampled");
     rp_json_member_cstring(j, "name", name);
-    rp_json_member_cstring(j, "unit", "nanoseconds");
+    rp_json_member_cstring(j, "unit", p->measure == RP_MEASURE_TIME            ? "nanoseconds"
+                                      : p->measure == RP_MEASURE_RETAINED_BYTES ? "bytes"
+                                                                                : "none");
     rp_json_member_int(j, "startValue", 0);
     rp_json_member_int(j, "endValue", total);
     rp_json_key(j, "samples");

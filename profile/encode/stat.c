@@ -96,6 +96,98 @@ static void write_breakdown(rp_out *out, const rp_profile *p)
     }
 }
 
+static double mb(int64_t bytes)
+{
+    return (double)bytes / 1024.0 / 1024.0;
+}
+
+/* Rows of a label's values, heaviest first (the classes of a memory
+ * measure). */
+typedef struct value_weight {
+    uint32_t value; /* string id, RP_IDX_NONE: without the label */
+    int64_t weight;
+} value_weight;
+
+static int heavier(const void *a, const void *b)
+{
+    const value_weight *x = a, *y = b;
+    return x->weight != y->weight ? (x->weight > y->weight ? -1 : 1) : (x->value > y->value) - (x->value < y->value);
+}
+
+/* The weight of each value of label `key` in the samples (value ids index
+ * `sums`, the last slot for samples without it). */
+static value_weight *sum_by_label(const rp_profile *p, uint32_t key, size_t *count, int64_t *total)
+{
+    size_t n = p->strings.count + 1;
+    value_weight *rows = rp_calloc_array(n, sizeof(*rows));
+    *total = 0;
+    if (!rows)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        rows[i].value = i + 1 < n ? (uint32_t)i : RP_IDX_NONE;
+    for (size_t i = 0; i < p->samples.count; i++) {
+        const rp_sample *s = &p->samples.samples[i];
+        uint32_t v = key == RP_IDX_NONE ? RP_IDX_NONE : rp_profile_label_value(p, s->label_set, key);
+        rp_add_saturating(&rows[v == RP_IDX_NONE ? n - 1 : v].weight, s->weight);
+        rp_add_saturating(total, s->weight);
+    }
+    qsort(rows, n, sizeof(*rows), heavier);
+    *count = n;
+    return rows;
+}
+
+#define STAT_CLASSES 10
+
+/* A memory measure's breakdown: its total, and its heaviest classes. */
+static int write_class_breakdown(rp_out *out, const rp_profile *p)
+{
+    size_t n = 0;
+    int64_t total;
+    uint32_t key = rp_strtab_find(&p->strings, RP_LABEL_CLASS, strlen(RP_LABEL_CLASS));
+    value_weight *rows = sum_by_label(p, key, &n, &total);
+    if (!rows)
+        return -1;
+    char buf[RP_MEASURE_TEXT_MAX], title[RP_FRAME_NAME_MAX];
+    rp_measure m = p->measure;
+    rp_out_write(out, "\n", 1);
+    snprintf(title, sizeof(title), "[Rperf] %s (1 in %lld allocations sampled)", rp_measures[m].what,
+             (long long)p->meta.alloc_rate);
+    pct_line(out, rp_measure_format(m, total, buf), rp_measure_short_unit(m), 100.0, title);
+    for (size_t i = 0; i < n && i < STAT_CLASSES && rows[i].weight > 0; i++) {
+        snprintf(title, sizeof(title), "[Rperf]   %s", rows[i].value == RP_IDX_NONE ? "(no class)"
+                                                                                   : rp_profile_str(p, rows[i].value));
+        pct_line(out, rp_measure_format(m, rows[i].weight, buf), rp_measure_short_unit(m),
+                 total > 0 ? (double)rows[i].weight * 100.0 / (double)total : 0.0, title);
+    }
+    free(rows);
+    return 0;
+}
+
+/* With allocation sampling, under a time measure: what it estimated. */
+static void write_memory_lines(rp_out *out, const rp_profile *p)
+{
+    if (!rp_profile_has_memory(p) || p->measure != RP_MEASURE_TIME)
+        return;
+    char a[RP_NUMFMT_MAX], label[160];
+    snprintf(label, sizeof(label), "[Rperf] allocated objects (1 in %lld sampled; --measure alloc)",
+             (long long)p->meta.alloc_rate);
+    plain_line(out, rp_fmt_int(rp_sample_table_total(rp_profile_table_const(p, RP_MEASURE_ALLOC_OBJECTS)), a), "",
+               label);
+    plain_line(out, rp_fmt_int(rp_sample_table_total(rp_profile_table_const(p, RP_MEASURE_RETAINED_OBJECTS)), a), "",
+               "[Rperf] retained objects when written (--measure retained)");
+    plain_line(out, rp_fmt_round(mb(rp_sample_table_total(rp_profile_table_const(p, RP_MEASURE_RETAINED_BYTES))), a),
+               "MB", "[Rperf] retained memory when written (--measure retained-bytes)");
+}
+
+static void write_unfollowed(rp_out *out, const rp_meta *m)
+{
+    if (m->alloc_unfollowed > 0)
+        rp_out_printf(out,
+                      "  NOTE: %" PRId64 " sampled objects were not followed (RPERF_ALLOC_FOLLOW reached): "
+                      "retained objects are undercounted\n",
+                      m->alloc_unfollowed);
+}
+
 static void write_ruby_lines(rp_out *out, const rp_meta *m)
 {
     char a[RP_NUMFMT_MAX], b[RP_NUMFMT_MAX], c[RP_NUMFMT_MAX], d[RP_NUMFMT_MAX], label[160];
@@ -113,11 +205,6 @@ static void write_ruby_lines(rp_out *out, const rp_meta *m)
         snprintf(a, sizeof(a), "%.1f%%", m->yjit_ratio * 100.0);
         plain_line(out, a, "", "[Ruby ] YJIT code execution ratio");
     }
-}
-
-static double mb(int64_t bytes)
-{
-    return (double)bytes / 1024.0 / 1024.0;
 }
 
 static void write_os_lines(rp_out *out, const rp_meta *m)
@@ -182,8 +269,12 @@ int rp_stat_write(const rp_profile *p, rp_out *out, bool with_report, int top)
     rp_out_printf(out, "  %14s ms   sys\n", rp_fmt_ms(m->sys_ns, buf));
     rp_out_printf(out, "  %14s ms   real\n", rp_fmt_ms(m->duration_ns, buf));
     if (p->samples.count > 0) {
-        write_breakdown(out, p);
+        if (p->measure == RP_MEASURE_TIME)
+            write_breakdown(out, p);
+        else if (write_class_breakdown(out, p) != 0)
+            return -1;
         write_ruby_lines(out, m);
+        write_memory_lines(out, p);
         write_os_lines(out, m);
         if (m->process_count > 1)
             plain_line(out, "", "",
@@ -195,6 +286,7 @@ int rp_stat_write(const rp_profile *p, rp_out *out, bool with_report, int top)
                 return -1;
         }
         write_footer(out, m);
+        write_unfollowed(out, m);
     }
     rp_out_write(out, "\n", 1);
     return 0;

@@ -19,8 +19,8 @@ static int find_top(rp_timeline_row *r, const rp_profile *merged, const rp_merge
     if (!self)
         return -1;
     uint32_t top = RP_IDX_NONE;
-    for (size_t i = 0; i < file->count; i++) {
-        const rp_sample *s = &file->samples[i];
+    for (size_t i = 0; i < file->counts[RP_MEASURE_TIME]; i++) {
+        const rp_sample *s = &file->samples[RP_MEASURE_TIME][i];
         uint32_t depth;
         const uint32_t *frames = rp_stack_table_get(&merged->stacks, s->stack, &depth);
         rp_add_saturating(&r->sampled_ns, s->weight);

@@ -1,0 +1,89 @@
+/*
+ * agent/allocations.h — allocation sampling and the objects that stay
+ * alive (RPERF_ALLOC, Rperf.start(alloc:)).
+ *
+ * Owns: the object hooks (Ruby's NEWOBJ and FREEOBJ internal events),
+ * installed only while a recording samples allocations; each recording's
+ * countdown to its next sampled allocation (geometric gaps of mean its
+ * rate N, so that a periodic allocation pattern cannot alias with it);
+ * the classes of sampled objects and the keys (thread labels, class) their
+ * samples are folded under (aggregator.h keeps the samples); and the
+ * followed objects: every sampled object, until the GC frees it, with its
+ * allocation stack and key per recording, re-keyed when GC.compact or
+ * auto-compaction moves objects, at most RPERF_ALLOC_FOLLOW of them.
+ *
+ * Contexts: the hooks run on a thread of the main Ractor holding the GVL —
+ * NEWOBJ inside an allocation (Ruby has disabled GC there), FREEOBJ inside
+ * the GC's sweep — and the compaction callback inside GC: they touch C
+ * memory only, never allocate a Ruby object, raise or call Ruby code, so
+ * the program's objects and GC statistics stay as they are. Everything
+ * else runs on a Ruby thread holding the GVL. Ruby 3.4 calls object hooks
+ * for the Ractor that installed them only: other Ractors' allocations are
+ * not sampled (README).
+ */
+#ifndef RPERF_AGENT_ALLOCATIONS_H
+#define RPERF_AGENT_ALLOCATIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recording.h"
+#include "ruby_api.h"
+
+/* Main thread at start: the object that GC marks (the classes) and
+ * updates at compaction (the followed objects); `follow_max` caps the
+ * followed objects (0: none followed, no FREEOBJ hook); with `lines`,
+ * allocation stacks record the line of each frame. */
+int rp_allocs_init(long follow_max, bool lines);
+
+/* GVL held, as recording `id` opens: its countdown starts afresh and the
+ * objects it followed before are forgotten (its tables begin empty). */
+void rp_allocs_begin(rp_rec_id id);
+
+/* GVL held, as recording `id` closes for good: forgets what it followed. */
+void rp_allocs_forget(rp_rec_id id);
+
+/* GVL held: installs the hooks when some open recording samples
+ * allocations, removes them when none does. */
+void rp_allocs_update(void);
+
+/* GVL held: while suppressed, allocations are not sampled (the agent's own
+ * Ruby calls: resolving frame and class names when writing). Nests. */
+void rp_allocs_suppress(void);
+void rp_allocs_unsuppress(void);
+
+/* A table key of allocation samples: the thread's label set (labels.h)
+ * and the object's class. */
+void rp_allocs_key_split(uint32_t key, uint32_t *label_set, uint32_t *class_id);
+
+/* GVL held (the writer): the name of class `class_id`, e.g. "String", or
+ * "(hidden String)" / "(internal)" for objects Ruby gives no class. May
+ * call Ruby (which may allocate); copied into `buf`. */
+const char *rp_allocs_class_name(uint32_t class_id, char *buf, size_t size);
+
+/* One object of a recording still alive: its allocation sample's stack
+ * and key in the recording's allocation tables, its thread, its size. */
+typedef struct rp_retained {
+    uint32_t stack, key, thread_seq;
+    int64_t bytes;
+} rp_retained;
+
+/* GVL held, before any Ruby call of the writer: the objects recording `id`
+ * follows that are still alive (not freed, nor found dead by the last
+ * marking and awaiting the sweep), in a malloc'd array (*out, NULL when
+ * there are none or no memory). Returns the count. Calls no Ruby code. */
+size_t rp_allocs_retained(rp_rec_id id, rp_retained **out);
+
+/* Sampled objects recording `id` could not follow (the cap, no memory). */
+int64_t rp_allocs_unfollowed(rp_rec_id id);
+
+/* GVL held, in a label compaction (labels.h): the keys' label sets move
+ * to the new store. */
+void rp_allocs_carry_labels(void);
+
+/* Fork child: nothing followed (the parent's objects are not this
+ * process's allocations), countdowns afresh. */
+void rp_allocs_after_fork(void);
+
+#endif
