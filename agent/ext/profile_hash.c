@@ -53,12 +53,23 @@ static VALUE sample_array(const rp_profile *p, const rp_sample *s, int64_t weigh
                                 UINT2NUM(s->label_set));
 }
 
+/* The samples of `table`; with `bytes` (the retained bytes, entry for
+ * entry) each gets a fifth element. */
+static VALUE table_of(const rp_profile *p, const rp_sample_table *table, const rp_sample_table *bytes, VALUE frames)
+{
+    VALUE samples = rb_ary_new_capa((long)table->count);
+    for (size_t i = 0; i < table->count; i++) {
+        VALUE sample = sample_array(p, &table->samples[i], table->samples[i].weight, frames);
+        if (bytes)
+            rb_ary_push(sample, LL2NUM(i < bytes->count ? bytes->samples[i].weight : 0));
+        rb_ary_push(samples, sample);
+    }
+    return samples;
+}
+
 static VALUE samples_of(const rp_profile *p, VALUE frames)
 {
-    VALUE samples = rb_ary_new_capa((long)p->samples.count);
-    for (size_t i = 0; i < p->samples.count; i++)
-        rb_ary_push(samples, sample_array(p, &p->samples.samples[i], p->samples.samples[i].weight, frames));
-    return samples;
+    return table_of(p, &p->samples, NULL, frames);
 }
 
 /* Raw samples folded by (stack, thread, label set), in the order each
@@ -158,9 +169,12 @@ static void set_process_facts(VALUE h, const rp_profile *p)
  * none does. */
 static bool has_labels(const rp_profile *p)
 {
-    for (size_t i = 0; i < p->samples.count; i++)
-        if (p->samples.samples[i].label_set != 0)
-            return true;
+    for (int m = 0; m < RP_MEASURES; m++) {
+        const rp_sample_table *t = rp_profile_table_const(p, (rp_measure)m);
+        for (size_t i = 0; i < t->count; i++)
+            if (t->samples[i].label_set != 0)
+                return true;
+    }
     return false;
 }
 
@@ -179,6 +193,13 @@ VALUE rp_profile_hash(const rp_profile *p)
     } else {
         rb_hash_aset(h, sym(RP_KEY_RAW_SAMPLES), samples_of(p, frames));
         rb_hash_aset(h, sym(RP_KEY_AGGREGATED_SAMPLES), folded_samples_of(p, frames));
+    }
+    if (rp_profile_has_memory(p)) {
+        rb_hash_aset(h, sym(RP_KEY_ALLOC_SAMPLES),
+                     table_of(p, rp_profile_table_const(p, RP_MEASURE_ALLOC_OBJECTS), NULL, frames));
+        rb_hash_aset(h, sym(RP_KEY_RETAINED_SAMPLES),
+                     table_of(p, rp_profile_table_const(p, RP_MEASURE_RETAINED_OBJECTS),
+                              rp_profile_table_const(p, RP_MEASURE_RETAINED_BYTES), frames));
     }
     if (has_labels(p))
         rb_hash_aset(h, sym(RP_KEY_LABEL_SETS), label_sets_of(p));
@@ -334,7 +355,18 @@ static uint32_t read_frame(rp_profile *p, VALUE frame, long si)
     return id;
 }
 
-static void read_sample(sample_reading *r, VALUE s, long si)
+static void add_or_raise(rp_sample_table *table, uint32_t stack, uint32_t seq, uint32_t set, int64_t weight, long si)
+{
+    int rc = stack == RP_IDX_NONE ? RP_SAMPLE_NOMEM : rp_sample_table_add(table, stack, seq, set, weight);
+    if (rc == RP_SAMPLE_OVERFLOW)
+        rb_raise(rb_eArgError, "rperf: sample %ld: the summed weight overflows 64 bits", si);
+    if (rc != RP_SAMPLE_OK)
+        rb_raise(rb_eNoMemError, "rperf: out of memory reading the profile");
+}
+
+/* A sample of measure `m` (time, allocated or retained objects; a
+ * retained one's fifth element is its bytes). */
+static void read_sample(sample_reading *r, VALUE s, long si, rp_measure m)
 {
     rp_profile *p = r->p;
     if (!RB_TYPE_P(s, T_ARRAY) || RARRAY_LEN(s) < 2 || !RB_TYPE_P(RARRAY_AREF(s, 0), T_ARRAY))
@@ -352,15 +384,32 @@ static void read_sample(sample_reading *r, VALUE s, long si)
     VALUE set = RARRAY_LEN(s) > 3 ? RARRAY_AREF(s, 3) : Qnil;
     long set_id = RB_INTEGER_TYPE_P(set) ? NUM2LONG(set) : 0;
     uint32_t stack = rp_profile_stack(p, r->ids, (uint32_t)depth);
-    int rc = stack == RP_IDX_NONE
-                 ? RP_SAMPLE_NOMEM
-                 : rp_sample_table_add(&p->samples, stack, RB_INTEGER_TYPE_P(seq) ? NUM2UINT(seq) : 0,
-                                       set_id > 0 && set_id < r->set_count ? r->sets[set_id] : 0,
-                                       NUM2LL(weight));
-    if (rc == RP_SAMPLE_OVERFLOW)
-        rb_raise(rb_eArgError, "rperf: sample %ld: the summed weight overflows 64 bits", si);
-    if (rc != RP_SAMPLE_OK)
-        rb_raise(rb_eNoMemError, "rperf: out of memory reading the profile");
+    uint32_t thread = RB_INTEGER_TYPE_P(seq) ? NUM2UINT(seq) : 0;
+    uint32_t label_set = set_id > 0 && set_id < r->set_count ? r->sets[set_id] : 0;
+    add_or_raise(rp_profile_table(p, m), stack, thread, label_set, NUM2LL(weight), si);
+    if (m == RP_MEASURE_RETAINED_OBJECTS) {
+        VALUE bytes = RARRAY_LEN(s) > 4 ? RARRAY_AREF(s, 4) : Qnil;
+        add_or_raise(rp_profile_table(p, RP_MEASURE_RETAINED_BYTES), stack, thread, label_set,
+                     RB_INTEGER_TYPE_P(bytes) && NUM2LL(bytes) > 0 ? NUM2LL(bytes) : 0, si);
+    }
+}
+
+/* The allocation and retained samples, when the data has them. */
+static void read_memory_samples(sample_reading *r)
+{
+    static const struct { const char *key; rp_measure m; } tables[] = {
+        {RP_KEY_ALLOC_SAMPLES, RP_MEASURE_ALLOC_OBJECTS},
+        {RP_KEY_RETAINED_SAMPLES, RP_MEASURE_RETAINED_OBJECTS},
+    };
+    for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++) {
+        VALUE samples = member(r->data, tables[t].key);
+        if (samples == Qundef || NIL_P(samples))
+            continue;
+        if (!RB_TYPE_P(samples, T_ARRAY))
+            rb_raise(rb_eTypeError, "rperf: :%s must be an Array", tables[t].key);
+        for (long i = 0; i < RARRAY_LEN(samples); i++)
+            read_sample(r, RARRAY_AREF(samples, i), i, tables[t].m);
+    }
 }
 
 static VALUE read_samples(VALUE arg)
@@ -375,7 +424,8 @@ static VALUE read_samples(VALUE arg)
         rb_raise(rb_eTypeError, "rperf: :aggregated_samples must be an Array");
     read_label_sets(r);
     for (long i = 0; i < RARRAY_LEN(samples); i++)
-        read_sample(r, RARRAY_AREF(samples, i), i);
+        read_sample(r, RARRAY_AREF(samples, i), i, RP_MEASURE_TIME);
+    read_memory_samples(r);
     /* a Hash without counters (made by hand): its samples are the count, as
      * the gem's text report takes them */
     if (member(r->data, RP_KEY_SAMPLING_COUNT) == Qundef)
