@@ -4,6 +4,7 @@
 #ifndef RPERF_TESTS_HELPERS_H
 #define RPERF_TESTS_HELPERS_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,15 +13,12 @@
 #include "../../common/out.h"
 #include "../../profile/profile.h"
 
-/* Adds a sample whose frames are given leaf first as "path|label" or
- * "path|label|line|first_line" strings, terminated by NULL. Label set id
- * `ls` must exist in the profile. */
-static inline void add_sample(rp_profile *p, int64_t weight, uint32_t thread_seq, uint32_t ls, ...)
+/* Adds to `table` a sample whose frames come from `ap` (see add_sample). */
+static inline void add_sample_v(rp_profile *p, rp_sample_table *table, int64_t weight, uint32_t thread_seq,
+                                uint32_t ls, va_list ap)
 {
     uint32_t ids[64];
     uint32_t depth = 0;
-    va_list ap;
-    va_start(ap, ls);
     const char *spec;
     while ((spec = va_arg(ap, const char *)) != NULL) {
         const char *bar = strchr(spec, '|');
@@ -33,10 +31,30 @@ static inline void add_sample(rp_profile *p, int64_t weight, uint32_t thread_seq
             abort();
         ids[depth++] = rp_profile_line_frame(p, path, label, line, first_line);
     }
-    va_end(ap);
     uint32_t stack = rp_profile_stack(p, ids, depth);
-    if (rp_sample_table_add(&p->samples, stack, thread_seq, ls, weight) != RP_SAMPLE_OK)
+    if (rp_sample_table_add(table, stack, thread_seq, ls, weight) != RP_SAMPLE_OK)
         abort();
+}
+
+/* Adds a sample whose frames are given leaf first as "path|label" or
+ * "path|label|line|first_line" strings, terminated by NULL. Label set id
+ * `ls` must exist in the profile. */
+static inline void add_sample(rp_profile *p, int64_t weight, uint32_t thread_seq, uint32_t ls, ...)
+{
+    va_list ap;
+    va_start(ap, ls);
+    add_sample_v(p, &p->samples, weight, thread_seq, ls, ap);
+    va_end(ap);
+}
+
+/* The same into the table of measure `m` (allocation sampling). */
+static inline void add_measure_sample(rp_profile *p, rp_measure m, int64_t weight, uint32_t thread_seq,
+                                      uint32_t ls, ...)
+{
+    va_list ap;
+    va_start(ap, ls);
+    add_sample_v(p, rp_profile_table(p, m), weight, thread_seq, ls, ap);
+    va_end(ap);
 }
 
 /* A profile with lines: method m (first line 2) hot at line 3 (3 units)
