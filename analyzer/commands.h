@@ -15,5 +15,6 @@ int cmd_report(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_growth(int argc, char **argv);
 
 #endif

@@ -28,6 +28,9 @@ static const char usage_commands[] =
     "                             --by KEY: the time per value of label KEY instead;\n"
     "                             --timeline: one row per part (RPERF_INTERVAL) in\n"
     "                             time order, with its heaviest method\n"
+    "  growth [--json] PATH...    the allocation sites whose retained objects grow\n"
+    "                             part after part (RPERF_INTERVAL with RPERF_ALLOC):\n"
+    "                             objects per minute, first and last part\n"
     "  convert FORMAT [-o OUT] PATH...\n"
     "                             FORMAT is --NAME or --format NAME. Without one the\n"
     "                             extension of OUT decides (any other: pprof). Without\n"
@@ -68,6 +71,7 @@ static const struct command commands[] = {
     {"report", cmd_report},
     {"convert", cmd_convert},
     {"diff", cmd_diff},
+    {"growth", cmd_growth},
 };
 
 int main(int argc, char **argv)

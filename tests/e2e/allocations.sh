@@ -145,4 +145,30 @@ Process.wait(fork { child_work })' || fail "fork program failed"
 "$ANALYZE" report --measure alloc --top 1000 --tagfocus %pid=. forked >fork.txt || fail "report of the child"
 got=$(cum_of fork.txt "Object#child_work")
 awk -v g="${got:-0}" 'BEGIN { exit !(g >= 170000 && g <= 230000) }' || fail "the child's child_work: ${got:-none} objects, truth 200,000 (±15%)"
-note "allocations ok"
+
+# --- leak finding: parts of a server-like loop, one endpoint leaking ---------
+cat >leak.rb <<'RUBY'
+# frozen_string_literal: true
+$cache = []
+def fast_endpoint = 50.times { String.new("tmp") }
+def leaky_endpoint = 5.times { $cache << String.new("leak") }
+def json_endpoint = 20.times { { "a" => [1, 2] } }
+deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 4.5
+while Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline
+  fast_endpoint
+  leaky_endpoint
+  json_endpoint
+  sleep 0.0005
+end
+RUBY
+RPERF_ALLOC=128 RPERF_INTERVAL=1 profiled leak "$RUBY" leak.rb || fail "leak.rb failed"
+"$ANALYZE" growth leak >growth.txt 2>&1 || fail "growth: $(cat growth.txt)"
+note "$(sed -n 3,4p growth.txt)"
+top=$(awk 'f { sub(/^ *[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +/, ""); print; exit } /objects\/min/ { f = 1 }' growth.txt)
+[ "$top" = "Object#leaky_endpoint (leak.rb)" ] || fail "growth's top site is '$top': $(cat growth.txt)"
+"$ANALYZE" growth --json --top 1 leak >growth.json || fail "growth --json"
+"$RUBY" -rjson -e 'r = JSON.parse(File.read("growth.json")); exit(r.size == 1 && r[0]["site"] =~ /leaky_endpoint/ && r[0]["last"] > r[0]["first"] ? 0 : 1)' \
+    || fail "growth --json: $(cat growth.json)"
+rc=0; "$ANALYZE" growth plain >nogrowth.txt 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "has no allocation samples" nogrowth.txt || fail "growth of a time profile: rc $rc $(cat nogrowth.txt)"
+note "leak finding ok"
