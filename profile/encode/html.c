@@ -18,6 +18,12 @@
  *   nodes        [parent, frame] per call tree node after the root (node 0)
  *   leaves       [node, thread_seq, label_set, weight_ns] per weight
  *                ending at a node
+ *   measure, unit  what the weights are ("time" in "ms"; "alloc" or
+ *                "retained" in "objects", "retained-bytes" in "bytes")
+ *   measures     with allocation sampling: per other measure's name, its
+ *                own view — unit, total_ns, the folding members, the
+ *                frame weights, nodes and leaves as above — which the
+ *                script shows in place of the top level's when asked
  *   slots        [start_ns, duration_ns] per file read, when some file is
  *                a part (RPERF_INTERVAL): the time strip; starts from
  *   slots_origin_ns  the earliest start (Unix time: JavaScript's numbers
@@ -167,6 +173,58 @@ static void write_slots(rp_json *j, const rp_profile *p)
     rp_json_end_array(j);
 }
 
+/* What a measure's page shows: its totals, frame weights and tree. */
+static void write_view(rp_json *j, const page_writer *w)
+{
+    const rp_profile *p = w->page.p;
+    rp_json_member_cstring(j, "measure", rp_measures[p->measure].name);
+    rp_json_member_cstring(j, "unit", rp_measures[p->measure].unit);
+    rp_json_member_int(j, "total_ns", w->page.fc.total);
+    rp_json_member_int(j, "folded_nodes", (int64_t)w->tree.folded_nodes);
+    rp_json_member_int(j, "folded_ns", w->tree.folded_weight);
+    rp_json_member_int(j, "fold_below_ns", w->tree.fold_below);
+    write_frame_weights(j, w);
+    write_tree(j, p, &w->tree);
+}
+
+static int64_t *self_per_frame(const rp_profile *p, const rp_flatcum *fc);
+
+/* The views of the measures `p` does not show, with allocation sampling:
+ * each built from a copy of `p` whose samples are that measure's. */
+static int write_other_measures(rp_json *j, const rp_profile *p)
+{
+    if (!rp_profile_has_memory(p))
+        return 0;
+    rp_json_key(j, "measures");
+    rp_json_begin_object(j);
+    int rc = 0;
+    for (int m = 0; m < RP_MEASURES && rc == 0; m++) {
+        if ((rp_measure)m == p->measure)
+            continue;
+        rp_profile view = *p; /* shares every table; only read */
+        view.samples = *rp_profile_table_const(p, (rp_measure)m);
+        view.measure = (rp_measure)m;
+        page_writer w = {.page = {.p = &view, .top_rows = RP_HTML_TOP_ROWS}};
+        rc = -1;
+        if (rp_flatcum_compute(&view, &w.page.fc) != 0)
+            break;
+        w.page.self_ns = self_per_frame(&view, &w.page.fc);
+        if (w.page.self_ns &&
+            rp_calltree_build(&view, w.page.fc.total / RP_HTML_FOLD_DIVISOR, RP_HTML_MAX_NODES, &w.tree) == 0) {
+            rp_json_key(j, rp_measures[m].name);
+            rp_json_begin_object(j);
+            write_view(j, &w);
+            rp_json_end_object(j);
+            rp_calltree_free(&w.tree);
+            rc = 0;
+        }
+        free(w.page.self_ns);
+        rp_flatcum_free(&w.page.fc);
+    }
+    rp_json_end_object(j);
+    return rc;
+}
+
 static int write_data(rp_out *out, const page_writer *w)
 {
     const rp_profile *p = w->page.p;
@@ -176,10 +234,6 @@ static int write_data(rp_out *out, const page_writer *w)
     rp_json_begin_object(&j);
     rp_json_member_cstring(&j, "mode", rp_mode_name(p->meta.mode));
     rp_json_member_int(&j, "root_pid", p->meta.pid);
-    rp_json_member_int(&j, "total_ns", w->page.fc.total);
-    rp_json_member_int(&j, "folded_nodes", (int64_t)w->tree.folded_nodes);
-    rp_json_member_int(&j, "folded_ns", w->tree.folded_weight);
-    rp_json_member_int(&j, "fold_below_ns", w->tree.fold_below);
     rp_json_key(&j, "strings");
     rp_json_begin_array(&j);
     for (size_t i = 0; i < p->strings.count; i++) {
@@ -189,13 +243,13 @@ static int write_data(rp_out *out, const page_writer *w)
     }
     rp_json_end_array(&j);
     write_frames(&j, p);
-    write_frame_weights(&j, w);
     write_label_sets(&j, p);
-    write_tree(&j, p, &w->tree);
+    write_view(&j, w);
+    int rc = w->base_ns ? 0 : write_other_measures(&j, p);
     write_slots(&j, p);
     write_diff(&j, w);
     rp_json_end_object(&j);
-    return 0;
+    return rc;
 }
 
 static int write_folded_note(rp_out *out, const page_writer *w)

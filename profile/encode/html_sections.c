@@ -101,8 +101,17 @@ static void write_facts(rp_out *out, const rp_profile *p, int64_t threads, int64
     fact(out, "Mode", rp_mode_name(m->mode));
     snprintf(text, sizeof(text), "%s ms", rp_fmt_ms(m->duration_ns, a));
     fact(out, "Duration", text);
-    snprintf(text, sizeof(text), "%s ms", rp_fmt_ms(total, a));
-    fact(out, m->mode == RP_MODE_WALL ? "Profiled wall time" : "Profiled CPU time", text);
+    if (p->measure == RP_MEASURE_TIME) {
+        snprintf(text, sizeof(text), "%s ms", rp_fmt_ms(total, a));
+        fact(out, m->mode == RP_MODE_WALL ? "Profiled wall time" : "Profiled CPU time", text);
+    } else {
+        snprintf(text, sizeof(text), "%s %s", rp_fmt_int(total, a), rp_measures[p->measure].unit);
+        fact(out, rp_measures[p->measure].what, text);
+    }
+    if (rp_profile_has_memory(p)) {
+        snprintf(text, sizeof(text), "1 in %s", rp_fmt_int(m->alloc_rate, a));
+        fact(out, "Allocations sampled", text);
+    }
     fact(out, "Processes", rp_fmt_int(m->process_count > 0 ? m->process_count : 1, a));
     fact(out, "Threads", rp_fmt_int(threads, a));
     snprintf(text, sizeof(text), "%s / %s", rp_fmt_int(m->sampling_count, a), rp_fmt_int(m->trigger_count, b));
@@ -149,7 +158,8 @@ int rp_html_summary(rp_out *out, const rp_html_page *pg)
     rp_html_command(out, pg->p);
     rp_out_puts(out, "</code></h1>\n");
     write_facts(out, pg->p, threads, pg->fc.total);
-    write_breakdown(out, pg->p);
+    if (pg->p->measure == RP_MEASURE_TIME)
+        write_breakdown(out, pg->p);
     return 0;
 }
 
@@ -180,11 +190,12 @@ static int compare_top_rows(const void *a, const void *b)
 
 static void write_top_row(rp_out *out, const rp_profile *p, const top_row *r, int64_t total)
 {
-    char self[RP_NUMFMT_MAX], cum[RP_NUMFMT_MAX];
+    char self[RP_MEASURE_TEXT_MAX], cum[RP_MEASURE_TEXT_MAX];
     const rp_frame *f = &p->frames[r->frame];
     rp_out_printf(out, "<tr data-frame=\"%" PRIu32 "\"><td class=\"num\">%s</td><td class=\"num\">%.1f%%</td>"
                        "<td class=\"num\">%s</td><td class=\"num\">%.1f%%</td><td class=\"name\">",
-                  r->frame, rp_fmt_ms(r->self, self), share(r->self, total), rp_fmt_ms(r->total, cum),
+                  r->frame, rp_measure_format(p->measure, r->self, self), share(r->self, total),
+                  rp_measure_format(p->measure, r->total, cum),
                   share(r->total, total));
     rp_html_text(out, rp_profile_str(p, f->label));
     rp_out_puts(out, "</td><td class=\"path\">");
@@ -278,9 +289,9 @@ static int compare_tags(const void *a, const void *b, void *profile)
     return x->value < y->value ? -1 : x->value > y->value;
 }
 
-static void write_tag_row(rp_out *out, const char *value, bool unset, int64_t weight, int64_t total)
+static void write_tag_row(rp_out *out, rp_measure m, const char *value, bool unset, int64_t weight, int64_t total)
 {
-    char ms[RP_NUMFMT_MAX];
+    char ms[RP_MEASURE_TEXT_MAX];
     rp_out_puts(out, "<tr data-value=\"");
     rp_html_text(out, value);
     rp_out_printf(out, "\"%s><td>", unset ? " data-unset=\"\"" : "");
@@ -291,7 +302,7 @@ static void write_tag_row(rp_out *out, const char *value, bool unset, int64_t we
         rp_out_puts(out, "</em>");
     rp_out_printf(out, "</td><td class=\"num\">%s</td><td class=\"num\">%.1f%%</td>"
                        "<td class=\"barcell\"><span class=\"hbar\" style=\"width:%.3f%%\"></span></td></tr>\n",
-                  rp_fmt_ms(weight, ms), share(weight, total), share(weight, total));
+                  rp_measure_format(m, weight, ms), share(weight, total), share(weight, total));
 }
 
 static void begin_tag_table(rp_out *out, const char *key)
@@ -315,9 +326,9 @@ static void write_label_tags(rp_out *out, const rp_profile *p, const tag_values 
             begin_tag_table(out, key);
         bool is_pid = strcmp(key, RP_LABEL_PID) == 0;
         if (v->value != RP_IDX_NONE)
-            write_tag_row(out, rp_profile_str(p, v->value), false, v->weight, total);
+            write_tag_row(out, p->measure, rp_profile_str(p, v->value), false, v->weight, total);
         else
-            write_tag_row(out, is_pid ? root : "(not set)", !is_pid, v->weight, total);
+            write_tag_row(out, p->measure, is_pid ? root : "(not set)", !is_pid, v->weight, total);
         if (i + 1 == t->count || t->items[i + 1].key != v->key)
             rp_out_puts(out, "</tbody></table>\n");
     }
@@ -346,7 +357,7 @@ static int write_thread_tags(rp_out *out, const rp_profile *p, int64_t total)
             rp_add_saturating(&weight, by_seq[j].weight);
         char seq[RP_NUMFMT_MAX];
         snprintf(seq, sizeof(seq), "%" PRIu32, by_seq[i].thread_seq);
-        write_tag_row(out, seq, false, weight, total);
+        write_tag_row(out, p->measure, seq, false, weight, total);
         i = j;
     }
     rp_out_puts(out, "</tbody></table>\n");

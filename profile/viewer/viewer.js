@@ -17,6 +17,12 @@
 (function () {
   const scriptStart = performance.now();
   const data = JSON.parse(document.getElementById('rperf-data').textContent);
+  // A profile with allocation sampling carries a view per measure (time,
+  // allocated objects, retained objects and bytes); the page's address
+  // (#measure=NAME) says which one is shown in place of the top level's.
+  const topMeasure = data.measure || 'time';
+  const wantedMeasure = new URLSearchParams(location.hash.slice(1)).get('measure');
+  if (data.measures && wantedMeasure && data.measures[wantedMeasure]) Object.assign(data, data.measures[wantedMeasure]);
   const $ = (id) => document.getElementById(id);
   const str = (id) => (id >= 0 ? data.strings[id] : '');
 
@@ -289,6 +295,11 @@
   // --- numbers -----------------------------------------------------------------------------
   const msFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
   const ms = (ns) => msFormat.format(ns / 1e6);
+  const countFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+  const UNIT = data.unit || 'ms';
+  // A weight as a number in the measure's unit, and with the unit.
+  const num = (w) => (UNIT === 'ms' ? ms(w) : countFormat.format(w));
+  const val = (w) => `${num(w)} ${UNIT}`;
   const pct = (part, whole) => (whole > 0 ? ((part * 100) / whole).toFixed(1) : '0.0') + '%';
   function escapeHtml(s) {
     return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
@@ -395,7 +406,7 @@
         ctx.strokeRect(b.x + 0.5, y + 0.5, Math.max(w - 1, 0), ROW - 2);
       }
       if (w > 28) {
-        const label = f === ROOT_FRAME ? `all (${ms(shown.total[0])} ms)` : nameOf(f);
+        const label = f === ROOT_FRAME ? `all (${val(shown.total[0])})` : nameOf(f);
         ctx.fillStyle = isMatch ? '#fff' : '#1a1a1a';
         ctx.fillText(fitText(label, w - 6), b.x + 3, y + ROW / 2);
       }
@@ -432,7 +443,7 @@
       const b = document.createElement('button');
       b.type = 'button';
       b.textContent = n === 0 ? 'all' : nameOf(shown.frame[n]);
-      b.title = `${ms(shown.total[n])} ms`;
+      b.title = val(shown.total[n]);
       b.disabled = n === zoomNode;
       b.addEventListener('click', () => zoomTo(n));
       nav.append(b);
@@ -459,7 +470,7 @@
     const base = baseNsOf(shown.origin[n]);
     if (base < 0) return '<tr><th>base</th><td colspan="3">not in the base profile (new)</td></tr>';
     const points = ((shown.total[n] / (shown.total[0] || 1) - base / (diff.base_total_ns || 1)) * 100).toFixed(1);
-    return `<tr><th>base</th><td>${ms(base)} ms</td><td>${pct(base, diff.base_total_ns)} of all</td>` +
+    return `<tr><th>base</th><td>${val(base)}</td><td>${pct(base, diff.base_total_ns)} of all</td>` +
       `<td>${points >= 0 ? '+' : ''}${points} points</td></tr>`;
   }
 
@@ -469,9 +480,9 @@
     const path = f >= 0 ? framePath[f] : '';
     tip.innerHTML = `<strong>${escapeHtml(nameOf(f))}</strong>` +
       (path ? `<div class="path">${escapeHtml(path)}</div>` : '') +
-      `<table><tr><th>total</th><td>${ms(shown.total[n])} ms</td><td>${pct(shown.total[n], all)} of all</td>` +
+      `<table><tr><th>total</th><td>${val(shown.total[n])}</td><td>${pct(shown.total[n], all)} of all</td>` +
       `<td>${pct(shown.total[n], par)} of parent</td></tr>` +
-      `<tr><th>self</th><td>${ms(shown.self[n])} ms</td><td>${pct(shown.self[n], all)} of all</td><td></td></tr>` +
+      `<tr><th>self</th><td>${val(shown.self[n])}</td><td>${pct(shown.self[n], all)} of all</td><td></td></tr>` +
       (diff ? diffTooltipRow(n) : '') + '</table>';
     tip.hidden = false;
     const box = canvas.parentElement.getBoundingClientRect();
@@ -512,7 +523,7 @@
       for (; a > 0; a = shown.parent[a]) if (matched[a]) { inside = true; break; }
       if (!inside) covered += shown.total[n];
     }
-    out.textContent = `Matched: ${pct(covered, shown.total[0])} (${ms(covered)} ms)`;
+    out.textContent = `Matched: ${pct(covered, shown.total[0])} (${val(covered)})`;
     out.dataset.ns = String(covered);
   }
 
@@ -530,8 +541,8 @@
     }[state.sort];
     rows.sort(by);
     const html = rows.slice(0, TOP_ROWS).map((f) =>
-      `<tr data-frame="${f}"><td class="num">${ms(self[f])}</td><td class="num">${pct(self[f], shownTotal)}</td>` +
-      `<td class="num">${ms(total[f])}</td><td class="num">${pct(total[f], shownTotal)}</td>` +
+      `<tr data-frame="${f}"><td class="num">${num(self[f])}</td><td class="num">${pct(self[f], shownTotal)}</td>` +
+      `<td class="num">${num(total[f])}</td><td class="num">${pct(total[f], shownTotal)}</td>` +
       `<td class="name">${escapeHtml(frameName[f])}</td><td class="path">${escapeHtml(framePath[f])}</td></tr>`);
     $('top-body').innerHTML = html.join('\n');
     const sortName = { self: 'self time', total: 'total time', name: 'name', path: 'file' }[state.sort];
@@ -562,11 +573,11 @@
         const body = rows.map(([value, w]) => {
           const unset = value === null, text = unset ? '(not set)' : value;
           return `<tr data-value="${escapeHtml(text)}"${unset ? ' data-unset=""' : ''}><td>${unset ? '<em>' : ''}${escapeHtml(text)}${unset ? '</em>' : ''}</td>` +
-            `<td class="num">${ms(w)}</td><td class="num">${pct(w, shownTotal)}</td>` +
+            `<td class="num">${num(w)}</td><td class="num">${pct(w, shownTotal)}</td>` +
             `<td class="barcell"><span class="hbar" style="width:${shownTotal > 0 ? ((w * 100) / shownTotal).toFixed(3) : 0}%"></span></td></tr>`;
         }).join('\n');
         return `<table class="tag" data-key="${escapeHtml(key)}"><caption>${escapeHtml(key)}</caption><thead><tr>` +
-          '<th scope="col">Value</th><th scope="col" class="num">ms</th><th scope="col" class="num">share</th><th scope="col"></th></tr></thead>' +
+          '<th scope="col">Value</th><th scope="col" class="num">${UNIT}</th><th scope="col" class="num">share</th><th scope="col"></th></tr></thead>' +
           `<tbody>\n${body}</tbody></table>`;
       });
     $('tags-body').innerHTML = tables.join('\n');
@@ -719,7 +730,7 @@
     const span = document.createElement('span');
     span.id = 'shown-total';
     span.dataset.ns = String(shownTotal);
-    span.textContent = `Shown: ${ms(shownTotal)} ms of ${ms(data.total_ns)} ms (${pct(shownTotal, data.total_ns)})`;
+    span.textContent = `Shown: ${val(shownTotal)} of ${val(data.total_ns)} (${pct(shownTotal, data.total_ns)})`;
     st.append(span);
     const result = document.createElement('span');
     result.id = 'search-result';
@@ -849,7 +860,7 @@
     }
     const sel = $('process');
     [...byProcess.entries()].sort((a, b) => Number(a[0]) - Number(b[0])).forEach(([p, w]) => {
-      sel.append(new Option(`${p}${p === rootPid ? ' (root)' : ''} — ${ms(w)} ms`, p));
+      sel.append(new Option(`${p}${p === rootPid ? ' (root)' : ''} — ${val(w)}`, p));
     });
     const tsel = $('thread');
     const many = byProcess.size > 1;
@@ -858,7 +869,7 @@
       return pa - pb || sa - sb;
     }).forEach(([t, w]) => {
       const [p, seq] = t.split(':');
-      tsel.append(new Option(`${many ? `pid ${p} ` : ''}thread ${seq} — ${ms(w)} ms`, t));
+      tsel.append(new Option(`${many ? `pid ${p} ` : ''}thread ${seq} — ${val(w)}`, t));
     });
   }
 
@@ -883,6 +894,8 @@
       }));
     },
     shownTotal: () => shown.total[0],
+    measure: () => (data.measures && data.measures[wantedMeasure] ? wantedMeasure : topMeasure),
+    unit: UNIT,
     zoomedName: () => nameOf(shown.frame[zoomNode]),
     strip: () => strip.describe(),
   };
@@ -898,12 +911,31 @@
     }
     const legend = document.querySelector('.legend');
     legend.innerHTML = '<strong>Differential flame graph</strong>: the target profile\'s shape, each call path ' +
-      `coloured by the change of its share of the total from the base (${ms(diff.base_total_ns)} ms) to the target ` +
-      `(${ms(data.total_ns)} ms): <span class="sw d-grew"></span>grew <span class="sw d-shrank"></span>shrank ` +
+      `coloured by the change of its share of the total from the base (${val(diff.base_total_ns)}) to the target ` +
+      `(${val(data.total_ns)}): <span class="sw d-grew"></span>grew <span class="sw d-shrank"></span>shrank ` +
       '<span class="sw d-same"></span>unchanged <span class="sw d-new"></span>new (not in the base); full colour at 5 points.';
     document.body.classList.add('diff');
   }
 
+  // The measure chooser: another measure is another view of the page.
+  function setUpMeasures() {
+    for (const th of $('top-table').querySelectorAll('thead th[data-sort]'))
+      th.textContent = th.textContent.replace(/ ms$/, ` ${UNIT}`);
+    if (!data.measures) return;
+    const sel = $('measure');
+    const shownName = data.measures[wantedMeasure] ? wantedMeasure : topMeasure;
+    const titles = { time: `time (${data.mode})`, alloc: 'allocated objects', retained: 'retained objects',
+      'retained-bytes': 'retained bytes' };
+    for (const name of [topMeasure, ...Object.keys(data.measures)])
+      sel.append(new Option(titles[name] || name, name, false, name === shownName));
+    $('measure-box').hidden = false;
+    sel.addEventListener('change', () => {
+      location.hash = sel.value === topMeasure ? '' : `measure=${sel.value}`;
+      location.reload();
+    });
+  }
+
+  setUpMeasures();
   fillChoices();
   setUpDiff();
   readControls();

@@ -21,7 +21,8 @@ function check(ok, what) {
 // what `origins` (e.g. http://127.0.0.1:4567) serve, nothing else.
 async function openBrowser(files, origins = []) {
   const fileUrls = new Set(files.map((f) => 'file://' + f));
-  const allowed = { has: (url) => fileUrls.has(url) || origins.some((o) => url.startsWith(o + '/')) };
+  // A page's own address with a fragment (#measure=alloc) is the same file.
+  const allowed = { has: (url) => fileUrls.has(url.split('#')[0]) || origins.some((o) => url.startsWith(o + '/')) };
   const browser = await puppeteer.launch({
     executablePath: env('VIEWER_CHROMIUM'), headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
