@@ -390,6 +390,18 @@ static void say_capped(const rp_aggregate *agg)
                agg->capped, (double)agg->capped_weight / 1e6, cfg.max_stacks);
 }
 
+/* RPERF_VERBOSE with RPERF_ALLOC: the objects followed at the end and
+ * what following them costs in memory. */
+static void say_followed(void)
+{
+    size_t followed, peak, bytes;
+    rp_allocs_footprint(&followed, &peak, &bytes);
+    rp_log("allocation sampling: %zu objects followed at the end, %zu at most, in %zu KB (%.0f bytes "
+           "per object at the most); %" PRId64 " sampled objects not followed (RPERF_ALLOC_FOLLOW=%ld)",
+           followed, peak, bytes / 1024, peak ? (double)bytes / (double)peak : 0.0,
+           rp_allocs_unfollowed(RP_REC_WHOLE), cfg.alloc_follow);
+}
+
 static double mean_ms(int64_t total_ns, int64_t count)
 {
     return count ? (double)total_ns / (double)count / 1e6 : 0.0;
@@ -470,6 +482,8 @@ static void end_profile(void)
                    parts_written, mean_ms(total_rotation_ns, rotations),
                    mean_ms(total_rotation_cpu_ns, rotations), (double)longest_rotation_ns / 1e6);
     }
+    if (cfg.verbose && cfg.alloc_rate)
+        say_followed();
     rp_aggregator_clear(RP_REC_WHOLE);
     rp_allocs_forget(RP_REC_WHOLE);
     wrote = wrote && save_last(&req, &profile, path, sizeof(path));

@@ -160,6 +160,7 @@ typedef struct followed {
 static VALUE *objects;
 static followed *entries;
 static size_t slots, follow_count; /* slots: a power of two, or 0 */
+static size_t follow_peak;
 static long follow_max;
 static int64_t unfollowed[RP_RECORDINGS];
 
@@ -187,7 +188,8 @@ static void put(VALUE obj, const followed *f)
         i = (i + 1) & (slots - 1);
     objects[i] = obj;
     entries[i] = *f;
-    follow_count++;
+    if (++follow_count > follow_peak)
+        follow_peak = follow_count;
 }
 
 static void remove_slot(size_t i)
@@ -266,6 +268,13 @@ void rp_allocs_forget(rp_rec_id id)
         i++;
     }
     unfollowed[id] = 0;
+}
+
+void rp_allocs_footprint(size_t *followed, size_t *peak, size_t *bytes)
+{
+    *followed = follow_count;
+    *peak = follow_peak;
+    *bytes = slots * (sizeof(*objects) + sizeof(*entries));
 }
 
 int64_t rp_allocs_unfollowed(rp_rec_id id)

@@ -78,6 +78,10 @@ size_t rp_allocs_retained(rp_rec_id id, rp_retained **out);
 /* Sampled objects recording `id` could not follow (the cap, no memory). */
 int64_t rp_allocs_unfollowed(rp_rec_id id);
 
+/* The followed objects now and at most, and the memory their table takes
+ * (bytes; it grows with the most followed at once, and stays). */
+void rp_allocs_footprint(size_t *followed, size_t *peak, size_t *bytes);
+
 /* GVL held, in a label compaction (labels.h): the keys' label sets move
  * to the new store. */
 void rp_allocs_carry_labels(void);

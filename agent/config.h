@@ -27,7 +27,7 @@
  * without N uses the default (README, "Allocations and retained
  * objects", for its cost and accuracy). */
 #define RP_ALLOC_RATE_DEFAULT 128
-#define RP_ALLOC_RATE_MAX 1000000000
+#define RP_ALLOC_RATE_MAX 100000000
 /* RPERF_ALLOC_FOLLOW: sampled objects followed until they are freed (the
  * retained objects); beyond, sampled objects are counted, not followed. */
 #define RP_ALLOC_FOLLOW_DEFAULT 100000

@@ -145,7 +145,7 @@ module Rperf
     def alloc_rate(alloc)
       return 0 if alloc.nil? || alloc == false
       return ALLOC_DEFAULT if alloc == true
-      raise ArgumentError, "alloc must be a positive integer (one allocation in N sampled), true or nil (got #{alloc.inspect})" unless alloc.is_a?(Integer) && alloc.positive? && alloc <= 1_000_000_000
+      raise ArgumentError, "alloc must be a positive integer (one allocation in N sampled), true or nil (got #{alloc.inspect})" unless alloc.is_a?(Integer) && alloc.positive? && alloc <= 100_000_000
 
       alloc
     end

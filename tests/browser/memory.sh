@@ -35,3 +35,7 @@ export MEMORY_ALLOC_CHURN=$(cum_of alloc Object#churn) MEMORY_RETAINED_KEEP=$(cu
 export MEMORY_SCREENSHOT="${RPERF_TEST_ARTIFACTS:-$WORK}/memory.png"
 note "allocated $MEMORY_ALLOC_TOTAL (churn $MEMORY_ALLOC_CHURN), retained $MEMORY_RETAINED_TOTAL (keep $MEMORY_RETAINED_KEEP)"
 node "$browser_dir/memory_test.js"
+if [ "${RPERF_UPDATE_SCREENSHOT:-}" = 1 ]; then
+    cp "$MEMORY_SCREENSHOT" "$RPERF_TEST_SRC/profile/viewer/memory.png"
+    note "kept profile/viewer/memory.png"
+fi

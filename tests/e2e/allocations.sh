@@ -107,7 +107,7 @@ RPERF_ALLOC=1 profiled every "$RUBY" -e "$count" >every.txt || fail "RPERF_ALLOC
 [ "$(cat every.txt)" = "$plain_count" ] || fail "the program counted $(cat every.txt) allocations with every one sampled, $plain_count without the agent"
 
 # --- bad values ------------------------------------------------------------------
-for bad in abc -3 1.5 2000000000; do
+for bad in abc -3 1.5 200000000; do
     rc=0; LD_PRELOAD="$PRELOAD" RPERF_ALLOC=$bad RPERF_SESSION_DIR=bad "$RUBY" -e 'print :ran' >bad.out 2>bad.err || rc=$?
     [ "$rc" = 0 ] && [ "$(cat bad.out)" = ran ] || fail "RPERF_ALLOC=$bad changed the program: rc $rc, $(cat bad.out)"
     grep -q "invalid RPERF_ALLOC=\"$bad\": expected a positive integer N" bad.err || fail "RPERF_ALLOC=$bad: $(cat bad.err)"
@@ -140,11 +140,34 @@ got=$(cum_of api.txt "Object#session_work")
 awk -v g="${got:-0}" 'BEGIN { exit !(g >= 170000 && g <= 230000) }' || fail "session_work: ${got:-none} objects, truth 200,000 (±15%)"
 
 RPERF_ALLOC=64 profiled forked "$RUBY" -e 'def child_work = 200_000.times { Hash.new }
-Process.wait(fork { child_work })' || fail "fork program failed"
-[ "$(ls forked/profile-*.json.gz | wc -l)" = 2 ] || fail "expected 2 profiles (parent, fork child)"
+Process.wait(fork { child_work })
+system(RbConfig.ruby, "-e", "def spawned_work = 200_000.times { Object.new }; spawned_work")' || fail "fork program failed"
+[ "$(ls forked/profile-*.json.gz | wc -l)" = 3 ] || fail "expected 3 profiles (parent, fork child, spawned child)"
+"$ANALYZE" report --measure alloc --top 1000 forked >spawn.txt || fail "report of the children"
+got=$(cum_of spawn.txt "Object#spawned_work")
+awk -v g="${got:-0}" 'BEGIN { exit !(g >= 170000 && g <= 230000) }' || fail "the spawned child's spawned_work: ${got:-none} objects, truth 200,000 (±15%)"
 "$ANALYZE" report --measure alloc --top 1000 --tagfocus %pid=. forked >fork.txt || fail "report of the child"
 got=$(cum_of fork.txt "Object#child_work")
 awk -v g="${got:-0}" 'BEGIN { exit !(g >= 170000 && g <= 230000) }' || fail "the child's child_work: ${got:-none} objects, truth 200,000 (±15%)"
+
+# --- threads and fibers: each allocation on its own thread and stack -------
+cat >threads.rb <<'RUBY'
+def in_thread_a = 200_000.times { Array.new(1) }
+def in_thread_b = 100_000.times { Array.new(1) }
+def in_fiber = 100_000.times { Array.new(1) }
+[Thread.new { in_thread_a }, Thread.new { in_thread_b }].each(&:join)
+Fiber.new { in_fiber }.resume
+RUBY
+RPERF_ALLOC=32 profiled thr "$RUBY" threads.rb || fail "threads.rb failed"
+"$ANALYZE" report --measure alloc --top 1000 thr >thr.txt || fail "report of threads.rb"
+for m in in_thread_a:200000 in_thread_b:100000 in_fiber:100000; do
+    got=$(cum_of thr.txt "Object#${m%:*}")
+    awk -v g="${got:-0}" -v t="${m#*:}" 'BEGIN { exit !(g >= 0.85 * t && g <= 1.15 * t) }' \
+        || fail "Object#${m%:*}: ${got:-none} objects, truth ${m#*:} (±15%)"
+done
+"$ANALYZE" report --measure alloc --by thread_seq thr >seq.txt || fail "report --by thread_seq"
+seqs=$(awk '/^ By thread_seq:/ { b = 1; next } b && NF { n++ } END { print n + 0 }' seq.txt)
+[ "$seqs" -ge 3 ] || fail "the main thread's and both threads' allocations should be apart by thread_seq: $(cat seq.txt)"
 
 # --- leak finding: parts of a server-like loop, one endpoint leaking ---------
 cat >leak.rb <<'RUBY'
