@@ -127,6 +127,27 @@ static VALUE sample_floor(VALUE self, VALUE calls)
                                 DBL2NUM(cold_ns(walk_frames, cold_n)));
 }
 
+/* RperfBench.noop_newobj_hook: installs a NEWOBJ hook that does nothing —
+ * what Ruby's allocation path costs with any object hook at all
+ * (scripts/bench alloc). */
+static void noop_hook(VALUE tracepoint, void *data)
+{
+    (void)tracepoint;
+    (void)data;
+}
+
+static VALUE noop_newobj_hook(VALUE self)
+{
+    (void)self;
+    static VALUE tp = Qnil;
+    if (NIL_P(tp)) {
+        tp = rb_tracepoint_new(0, RUBY_INTERNAL_EVENT_NEWOBJ, noop_hook, NULL);
+        rb_gc_register_address(&tp);
+        rb_tracepoint_enable(tp);
+    }
+    return Qnil;
+}
+
 void Init_workload(void)
 {
     VALUE m = rb_define_module("RperfBench");
@@ -134,4 +155,5 @@ void Init_workload(void)
     rb_define_module_function(m, "c_sleep_gvl", c_sleep_gvl, 1);
     rb_define_module_function(m, "c_sleep_nogvl", c_sleep_nogvl, 1);
     rb_define_module_function(m, "sample_floor", sample_floor, 1);
+    rb_define_module_function(m, "noop_newobj_hook", noop_newobj_hook, 0);
 }

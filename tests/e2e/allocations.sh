@@ -82,16 +82,20 @@ profiled plain "$RUBY" -e '1'
 rc=0; "$ANALYZE" report --measure alloc plain >noalloc.txt 2>&1 || rc=$?
 [ "$rc" != 0 ] && grep -q "has no allocation samples (record with RPERF_ALLOC=N" noalloc.txt || fail "no-memory profile: rc $rc $(cat noalloc.txt)"
 
-# --- retained objects, across GC.compact --------------------------------------
-RPERF_ALLOC=128 profiled ret "$RUBY" "$MEM/retained.rb" ret_truth.txt || fail "retained.rb failed"
+# --- retained objects, across GC.compact and auto-compaction --------------------
+for variant in compact auto; do
+rm -rf ret
+if [ "$variant" = auto ]; then export RETAINED_AUTO_COMPACT=1; fi
+RPERF_ALLOC=128 profiled ret "$RUBY" "$MEM/retained.rb" ret_truth.txt || fail "retained.rb ($variant) failed"
+unset RETAINED_AUTO_COMPACT
 kept=$(awk '$1 == "kept" { print $2 }' ret_truth.txt)
 moved=$(awk '$1 == "moved" { print $2 }' ret_truth.txt)
-[ "$moved" -gt 1000 ] || fail "GC.compact moved only $moved strings: the test proves nothing"
+[ "$moved" -gt 1000 ] || fail "$variant: the compaction moved only $moved strings: the test proves nothing"
 "$ANALYZE" report --measure retained --top 1000 ret >ret.txt || fail "report --measure retained"
 keep=$(cum_of ret.txt "Object#keep_some")
 main=$(cum_of ret.txt "<main> [(].*retained[.]rb[)]" || true)
 while_=$(cum_of ret.txt "Object#keep_a_while" || true)
-note "retained: keep_some ${keep:-0} of <main>'s ${main:-0} (truth $kept, $moved strings moved); keep_a_while ${while_:-0}"
+note "retained ($variant): keep_some ${keep:-0} of <main>'s ${main:-0} (truth $kept, $moved strings moved); keep_a_while ${while_:-0}"
 [ -n "$keep" ] && [ -n "$main" ] || fail "retained report lacks keep_some/<main>: $(head -30 ret.txt)"
 awk -v k="$keep" -v m="$main" 'BEGIN { exit !(k >= 0.9 * m) }' || fail "keep_some has $keep of $main retained (< 90%)"
 awk -v k="$keep" -v t="$kept" 'BEGIN { exit !(k >= 0.85 * t && k <= 1.15 * t) }' \
@@ -99,6 +103,14 @@ awk -v k="$keep" -v t="$kept" 'BEGIN { exit !(k >= 0.85 * t && k <= 1.15 * t) }'
 [ -z "$while_" ] || fail "keep_a_while's objects were freed, yet $while_ are listed"
 bytes=$("$ANALYZE" report --measure retained-bytes --top 1 ret | sed -n 's/^Total: \([0-9,]*\) retained bytes.*/\1/p' | tr -d ,)
 [ "${bytes:-0}" -gt "$((kept * 40))" ] || fail "retained bytes ${bytes:-none} for $kept strings"
+done
+
+# The cap on followed objects: beyond it, counted and said.
+RPERF_ALLOC=128 RPERF_ALLOC_FOLLOW=10 profiled capped "$RUBY" "$MEM/retained.rb" cap_truth.txt || fail "retained.rb (capped) failed"
+"$ANALYZE" stat capped >cap.txt || fail "stat of the capped profile"
+grep -q "NOTE: [0-9]* sampled objects were not followed (RPERF_ALLOC_FOLLOW reached)" cap.txt || fail "the cap is not said: $(cat cap.txt)"
+capped=$("$ANALYZE" report --measure retained --top 1 capped | sed -n 's/^Total: \([0-9,]*\) retained.*/\1/p' | tr -d ,)
+[ "${capped:-0}" -le $((10 * 128)) ] || fail "$capped retained objects with at most 10 followed (1 in 128)"
 
 # --- what the hooks must not change -------------------------------------------
 count='a = GC.stat(:total_allocated_objects); 10_000.times { String.new("x") }; b = GC.stat(:total_allocated_objects); print b - a'

@@ -3,7 +3,8 @@
 # Retained objects of known truth (tests/e2e/allocations.sh). keep_some
 # keeps one string in ten of those it allocates, in a global array;
 # keep_a_while does the same into an array emptied before the end;
-# drop_all keeps nothing. GC.compact runs after the first two, so the
+# drop_all keeps nothing. GC.compact runs after the first two (or, with
+# RETAINED_AUTO_COMPACT=1, a major GC with auto-compaction on), so the
 # objects followed from both move (those of keep_a_while are freed at
 # their new address). The strings alive at exit go to ARGV[0].
 $kept = []
@@ -21,7 +22,13 @@ end
 
 keep_some(500_000, $kept)
 keep_a_while(500_000)
-moved = GC.compact
+moved = if ENV["RETAINED_AUTO_COMPACT"] # auto-compaction: a major GC compacts
+  GC.auto_compact = true
+  GC.start
+  GC.latest_compact_info
+else
+  GC.compact
+end
 drop_all(500_000)
 $for_a_while.clear
 GC.start
