@@ -299,7 +299,8 @@ static size_t keep_frame_text(struct doc *d, const char *text, size_t len)
 {
     if (RP_VEC_RESERVE(d->known_text, d->known_text_cap, d->known_text_len + len) != 0)
         return SIZE_MAX;
-    memcpy(d->known_text + d->known_text_len, text, len);
+    if (len) /* an empty frame "[]" with nothing kept yet: no buffer to copy into */
+        memcpy(d->known_text + d->known_text_len, text, len);
     d->known_text_len += len;
     return d->known_text_len - len;
 }
@@ -538,6 +539,10 @@ static int read_document(struct doc *d)
         m->process_count = 1;
     if (m->total_duration_ns == 0)
         m->total_duration_ns = m->duration_ns;
+    /* allocation samples without their rate: their weights are objects
+     * already, as if every allocation had been sampled */
+    if ((d->have_alloc || d->have_retained) && m->alloc_rate == 0)
+        m->alloc_rate = 1;
     return add_samples(d);
 }
 

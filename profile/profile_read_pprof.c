@@ -597,8 +597,12 @@ static int read_sample(pp_doc *d, size_t si, rp_pb_reader r)
     uint32_t set = rp_profile_label_set(d->p, d->pairs, pair_count);
     if (stack == RP_IDX_NONE || set == RP_IDX_NONE)
         return out_of_memory(d);
-    /* a sample of allocation sampling carries no time: it has none to add */
-    if (!d->has_memory || sv.weight > 0)
+    /* A sample of allocation sampling carries no time: it has none to add.
+     * One with no value at all is kept as time, as without allocation
+     * sampling, so that its stack stays one of the profile's. */
+    bool any_memory = sv.memory[RP_MEASURE_ALLOC_OBJECTS] || sv.memory[RP_MEASURE_RETAINED_OBJECTS] ||
+                      sv.memory[RP_MEASURE_RETAINED_BYTES];
+    if (!d->has_memory || sv.weight > 0 || !any_memory)
         if (add_value(d, si, &d->p->samples, stack, thread_seq, set, sv.weight) != 0)
             return -1;
     if (sv.memory[RP_MEASURE_ALLOC_OBJECTS] < 0 || sv.memory[RP_MEASURE_RETAINED_OBJECTS] < 0 ||

@@ -141,9 +141,10 @@ module Rperf
     private
 
     # alloc: one allocation in N sampled (Integer N >= 1), true for the
-    # default rate, nil or false for none; 0 in the agent's terms.
+    # default rate, nil, false or 0 for none (0 in the agent's terms: a
+    # session restarted in a fork child passes it back).
     def alloc_rate(alloc)
-      return 0 if alloc.nil? || alloc == false
+      return 0 if alloc.nil? || alloc == false || alloc == 0
       return ALLOC_DEFAULT if alloc == true
       raise ArgumentError, "alloc must be a positive integer (one allocation in N sampled), true or nil (got #{alloc.inspect})" unless alloc.is_a?(Integer) && alloc.positive? && alloc <= 100_000_000
 
