@@ -36,6 +36,7 @@
 #include "agent.h"
 #include "aggregator.h"
 #include "allocations.h"
+#include "spans.h"
 #include "config.h"
 #include "defer.h"
 #include "fd_reserve.h"
@@ -138,6 +139,7 @@ static void begin_profile(void)
     rp_aggregator_begin(RP_REC_WHOLE, rec.aggregate, (size_t)cfg.max_stacks);
     rp_recording_open(RP_REC_WHOLE, &rec, rec.deferred && rp_defer_pauses());
     rp_allocs_begin(RP_REC_WHOLE);
+    rp_spans_begin_recording(RP_REC_WHOLE);
     /* stamped once its counters are zero */
     rp_window_begin_empty(&whole, RP_REC_WHOLE);
     whole.profile = ++profile_serial;
@@ -197,6 +199,7 @@ static void start_agent(void)
         rp_log("cannot profile: out of memory");
         return;
     }
+    rp_spans_init(cfg.slow_keep, cfg.slow_ms);
     rp_ruby_lib_install(cfg.verbose);
     restart_job = rb_postponed_job_preregister(0, restart_in_fork_child, NULL);
     pthread_atfork(rp_aggregator_before_fork, rp_aggregator_after_fork_parent, on_fork_child);
@@ -354,6 +357,7 @@ static void write_part(void *unused)
     pt->window = whole;
     pt->req = write_request(&pt->window);
     pt->req.part = ++parts_written;
+    pt->req.take_requests = true; /* the next part has its own */
     int raised = 0;
     rp_aggregator_hold();
     rb_protect(build_part, (VALUE)pt, &raised);
@@ -624,6 +628,7 @@ static void on_fork_child(void)
         return;
     rp_sampler_after_fork(); /* every recording closed, counters from zero */
     rp_allocs_after_fork();
+    rp_spans_after_fork();
     rp_ractors_after_fork();
     rp_worker_forget();
     rp_gvl_holder_forget();
@@ -691,6 +696,7 @@ int rp_agent_session_open(const rp_session_opts *o)
     rp_aggregator_begin(RP_REC_SESSION, o->rec.aggregate, (size_t)cfg.max_stacks);
     rp_recording_open(RP_REC_SESSION, &o->rec, o->rec.deferred && rp_defer_pauses());
     rp_allocs_begin(RP_REC_SESSION);
+    rp_spans_begin_recording(RP_REC_SESSION);
     /* its times and the process's CPU time from now (counters are zero) */
     session_start.recording = RP_REC_SESSION;
     rp_window_begin_part(&session_start);

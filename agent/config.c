@@ -117,6 +117,22 @@ static int load_alloc(rp_config *cfg)
     return 0;
 }
 
+/* RPERF_SLOW_MS: requests at least that slow are kept one by one (unset:
+ * the slowest of each endpoint); RPERF_SLOW_KEEP: how many per endpoint
+ * and part (spans.h). */
+static int load_slow(rp_config *cfg)
+{
+    const char *v = getenv("RPERF_SLOW_MS");
+    cfg->slow_ms = 0;
+    if (v && *v && (!parse_long(v, &cfg->slow_ms) || cfg->slow_ms > RP_SLOW_MS_MAX))
+        return invalid("RPERF_SLOW_MS", v, "a number of milliseconds from 0 to 3600000");
+    v = getenv("RPERF_SLOW_KEEP");
+    cfg->slow_keep = RP_SLOW_KEEP_DEFAULT;
+    if (v && *v && (!parse_long(v, &cfg->slow_keep) || cfg->slow_keep < 1 || cfg->slow_keep > RP_SLOW_KEEP_MAX))
+        return invalid("RPERF_SLOW_KEEP", v, "an integer from 1 to 1000 (slow requests kept per endpoint)");
+    return 0;
+}
+
 /* RPERF_ENABLED, the gem's variable: 1 (or unset) profiles the whole
  * process from its start, 0 leaves the agent dormant until Rperf.start. */
 static int load_enabled(rp_config *cfg)
@@ -138,7 +154,7 @@ int rp_config_load(rp_config *cfg)
         load_flag("RPERF_VERBOSE", false, &cfg->verbose) != 0 ||
         load_flag("RPERF_LINES", RP_LINES_DEFAULT, &cfg->lines) != 0 ||
         load_flag("RPERF_DEFER", false, &cfg->defer) != 0 || load_max_stacks(cfg) != 0 ||
-        load_interval(cfg) != 0 || load_alloc(cfg) != 0)
+        load_interval(cfg) != 0 || load_alloc(cfg) != 0 || load_slow(cfg) != 0)
         return -1;
     return 0;
 }

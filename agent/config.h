@@ -33,6 +33,12 @@
 #define RP_ALLOC_FOLLOW_DEFAULT 100000
 #define RP_ALLOC_FOLLOW_MAX 100000000
 
+/* Requests (spans.h): RPERF_SLOW_KEEP slow ones kept per endpoint and
+ * part, those of RPERF_SLOW_MS at least when set. */
+#define RP_SLOW_KEEP_DEFAULT 20
+#define RP_SLOW_KEEP_MAX 1000
+#define RP_SLOW_MS_MAX 3600000
+
 typedef struct rp_config {
     bool dormant;     /* RPERF_ENABLED=0: only sessions of the Rperf API record */
     rp_mode mode;
@@ -48,6 +54,8 @@ typedef struct rp_config {
     long interval;    /* seconds per profile part (RPERF_INTERVAL), 0: one profile */
     long alloc_rate;  /* one allocation in N sampled (RPERF_ALLOC), 0: none */
     long alloc_follow;/* sampled objects followed at most (RPERF_ALLOC_FOLLOW) */
+    long slow_ms;     /* a slow request's time at least (RPERF_SLOW_MS), 0: the slowest */
+    long slow_keep;   /* slow requests kept per endpoint and part (RPERF_SLOW_KEEP) */
 } rp_config;
 
 /* Fills `cfg` from the environment. On an invalid value, prints one line

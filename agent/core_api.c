@@ -8,6 +8,7 @@
 #include "procstats.h"
 #include "ruby_lib.h"
 #include "sampler.h"
+#include "spans.h"
 
 /* Exported (exports.map): the extension looks it up by name. */
 __attribute__((visibility("default"))) const rp_core_api rperf_agent_core = {
@@ -34,4 +35,6 @@ __attribute__((visibility("default"))) const rp_core_api rperf_agent_core = {
     .clear_labels = rp_agent_clear_labels,
     .defer_enter = rp_defer_enter,
     .defer_leave = rp_defer_leave,
+    .span_begin = rp_spans_begin,
+    .span_end = rp_spans_end,
 };

@@ -30,7 +30,7 @@
 
 #define RP_CORE_SYMBOL "rperf_agent_core"
 /* Raised whenever the table's functions or their meaning change. */
-#define RP_CORE_ABI 2
+#define RP_CORE_ABI 3
 
 typedef struct rp_core_api {
     uint32_t abi;  /* RP_CORE_ABI of the core */
@@ -68,6 +68,10 @@ typedef struct rp_core_api {
     /* defer.h: profile blocks. */
     void (*defer_enter)(rp_thread *t);
     void (*defer_leave)(rp_thread *t);
+
+    /* spans.h: requests and jobs. */
+    int (*span_begin)(rp_thread *t, const char *name, size_t len);
+    void (*span_end)(rp_thread *t, int status);
 } rp_core_api;
 
 #endif

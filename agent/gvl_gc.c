@@ -25,6 +25,7 @@
 #include "ruby_api.h"
 #include "sample_buf.h"
 #include "sampler.h"
+#include "spans.h"
 #include "thread_cpu.h"
 #include "threads.h"
 
@@ -143,6 +144,18 @@ static int resumed_charges(rp_thread *t, rp_rec_id id, rp_clock_reading *now, rp
                                                           : resumed_cpu(t, id, now, out);
 }
 
+/* What the thread spent off the GVL since it released it, for its
+ * requests (spans.h): blocked until it asked for the GVL back, then
+ * waiting. */
+static void account_resume(rp_thread *t, int64_t now)
+{
+    if (!t->suspended_ns)
+        return;
+    int64_t ready = t->ready_ns && t->ready_ns > t->suspended_ns ? t->ready_ns : now;
+    t->acct_blocked_ns += ready - t->suspended_ns;
+    t->acct_wait_ns += now - ready;
+}
+
 static void on_resumed(void)
 {
     rp_thread *t = rp_sampler_current_thread();
@@ -150,6 +163,7 @@ static void on_resumed(void)
         return;
     rp_thread_cpu_resumed(&t->cpu);
     rp_clock_reading now = {.wall_ns = rp_monotonic_ns()};
+    account_resume(t, now.wall_ns);
     record_accepting(t, resumed_charges, &now);
     t->suspended_ns = t->ready_ns = 0;
 }
@@ -197,6 +211,7 @@ static void close_gc_segment(rp_vm_state state)
     rp_thread *t = rp_sampler_current_thread();
     if (!t || span <= 0)
         return;
+    t->acct_gc_ns += span;
     for (int i = 0; i < RP_RECORDINGS; i++) {
         if (!atomic_load_explicit(&rp_recording_get((rp_rec_id)i)->accepting, memory_order_relaxed))
             continue;
@@ -285,6 +300,8 @@ static rb_event_flag_t needed_events(void)
     rb_event_flag_t events = RUBY_INTERNAL_THREAD_EVENT_RESUMED;
     if (rp_thread_cpu_mn())
         events |= RUBY_INTERNAL_THREAD_EVENT_SUSPENDED;
+    if (rp_spans_used()) /* a request's time off the GVL, in every mode */
+        events |= RUBY_INTERNAL_THREAD_EVENT_SUSPENDED | RUBY_INTERNAL_THREAD_EVENT_READY;
     for (int i = 0; i < RP_RECORDINGS; i++) {
         const rp_recording *r = rp_recording_get((rp_rec_id)i);
         if (r->open && r->cfg.mode == RP_MODE_WALL)

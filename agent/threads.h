@@ -40,6 +40,12 @@ typedef struct rp_thread {
     /* Set by the Rperf API (api.c); kept across a fork, like the thread. */
     uint32_t label_set;     /* the thread's labels: id in labels.h's store, 0 = none */
     uint32_t profile_depth; /* Rperf.profile blocks the thread is inside */
+    /* What the thread spent off the GVL and in GC since first seen, kept
+     * while requests are recorded (spans.h): blocked (released until
+     * ready), waiting for the GVL (ready until resumed), in GC. */
+    int64_t acct_blocked_ns, acct_wait_ns, acct_gc_ns;
+    uint32_t span_depth;  /* Rperf.request blocks the thread is inside */
+    struct rp_open_span *span; /* the outermost one's start (spans.c), or NULL */
     VALUE thread;         /* the Ruby Thread (not marked: only compared) */
     struct rp_thread *next_free;
     struct rp_thread *next_record; /* every record ever allocated */

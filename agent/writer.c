@@ -25,6 +25,7 @@
 #include "../profile/schema.h"
 #include "aggregator.h"
 #include "allocations.h"
+#include "spans.h"
 #include "labels.h"
 #include "log.h"
 #include "procstats.h"
@@ -391,6 +392,8 @@ int rp_writer_build(const rp_write_request *req, rp_profile *p)
     int rc = frame_map && copy_samples(p, req, agg, frame_map, &ractor_rows) == 0 ? 0 : -1;
     if (rc == 0 && memory)
         rc = copy_memory(p, req, retained, retained_count);
+    if (rc == 0)
+        rc = rp_spans_take(req->recording, p, req->take_requests);
     rp_allocs_unsuppress();
     free(retained);
     free(frame_map);

@@ -27,6 +27,7 @@ typedef struct rp_write_request {
     uint32_t detected_threads;
     bool label_pid; /* fork child: every sample carries %pid=<pid> */
     int64_t part;   /* 0: the whole process; N: its Nth part (RPERF_INTERVAL) */
+    bool take_requests; /* the requests written are the recording's no more (a part) */
 } rp_write_request;
 
 #include "../profile/profile.h"

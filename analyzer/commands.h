@@ -16,5 +16,6 @@ int cmd_stat(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_growth(int argc, char **argv);
+int cmd_requests(int argc, char **argv);
 
 #endif

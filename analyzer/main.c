@@ -31,6 +31,12 @@ static const char usage_commands[] =
     "  growth [--json] PATH...    the allocation sites whose retained objects grow\n"
     "                             part after part (RPERF_INTERVAL with RPERF_ALLOC):\n"
     "                             objects per minute, first and last part\n"
+    "  requests [--slowest N|--json] [--endpoint REGEX] PATH...\n"
+    "                             per endpoint of the requests and jobs recorded\n"
+    "                             (Rperf::RackMiddleware, Sidekiq, ActiveJob,\n"
+    "                             Rperf.request): count, p50/p90/p99/max, and the\n"
+    "                             share of CPU, GVL wait, blocked and GC;\n"
+    "                             --slowest N: the slowest ones kept, one by one\n"
     "  convert FORMAT [-o OUT] PATH...\n"
     "                             FORMAT is --NAME or --format NAME. Without one the\n"
     "                             extension of OUT decides (any other: pprof). Without\n"
@@ -72,6 +78,7 @@ static const struct command commands[] = {
     {"convert", cmd_convert},
     {"diff", cmd_diff},
     {"growth", cmd_growth},
+    {"requests", cmd_requests},
 };
 
 int main(int argc, char **argv)

@@ -163,14 +163,35 @@ static int map_samples(rp_merge_pending *out, const rp_profile *src, const struc
     return 0;
 }
 
+/* Adds the requests of `src` (names mapped through `names`, NULL: as they
+ * are) to `dst`. */
+static int add_requests(rp_requests *dst, const rp_requests *src, const uint32_t *names)
+{
+    for (size_t i = 0; i < src->count; i++) {
+        uint32_t name = names ? names[src->endpoints[i].name] : src->endpoints[i].name;
+        rp_endpoint *e = rp_requests_endpoint(dst, name);
+        if (!e || rp_endpoint_merge(e, &src->endpoints[i]) != 0)
+            return -1;
+    }
+    for (size_t i = 0; i < src->slow_count; i++) {
+        rp_slow_span s = src->slow[i];
+        s.endpoint = names ? names[s.endpoint] : s.endpoint;
+        if (rp_requests_add_slow(dst, &s) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int rp_merge_prepare(rp_profile *dst, const rp_profile *src, bool keep_lines,
                      rp_merge_pending *out)
 {
     struct id_maps m = {0};
     *out = (rp_merge_pending){.meta.command = NULL};
+    rp_requests_init(&out->requests);
     int rc = map_strings(dst, src, &m) == 0 && map_frames(dst, src, keep_lines, &m) == 0 &&
                      map_stacks(dst, src, &m) == 0 && map_label_sets(dst, src, &m) == 0 &&
-                     map_meta(&out->meta, &src->meta, &m) == 0 && map_samples(out, src, &m) == 0
+                     map_meta(&out->meta, &src->meta, &m) == 0 && map_samples(out, src, &m) == 0 &&
+                     add_requests(&out->requests, &src->requests, m.strings) == 0
                  ? 0
                  : -1;
     free_maps(&m);
@@ -182,6 +203,7 @@ void rp_merge_pending_free(rp_merge_pending *pending)
     free(pending->meta.command);
     for (int k = 0; k < RP_MEASURES; k++)
         free(pending->samples[k]);
+    rp_requests_free(&pending->requests);
     *pending = (rp_merge_pending){.meta.command = NULL};
 }
 
@@ -317,6 +339,10 @@ int rp_merge_commit(rp_profile *dst, const rp_merge_pending *pending, size_t mer
         snprintf(err, RP_MERGE_ERROR_MAX, "out of memory");
     else
         rc = add_samples(dst, pending, &l, err);
+    if (rc == 0 && add_requests(&dst->requests, &pending->requests, NULL) != 0) {
+        snprintf(err, RP_MERGE_ERROR_MAX, "out of memory");
+        rc = -1;
+    }
     free(l.made);
     free(l.pairs);
     return rc;

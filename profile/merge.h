@@ -25,6 +25,7 @@ typedef struct rp_merge_pending {
     rp_meta meta;        /* its facts (string ids and command are dst's) */
     rp_sample *samples[RP_MEASURES]; /* by measure; stack and label set ids are dst's */
     size_t counts[RP_MEASURES];
+    rp_requests requests;            /* its requests, names in dst's ids */
 } rp_merge_pending;
 
 /* Interns the tables of `src` into `dst` and fills `out` (freed with

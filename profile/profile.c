@@ -58,6 +58,29 @@ static const rp_int_field os_fields[] = {
 };
 const rp_int_fields rp_os_fields = FIELD_TABLE(os_fields);
 
+static const rp_int_field endpoint_fields[] = {
+    RP_INT_FIELD(RP_KEY_REQ_COUNT, rp_endpoint, count),
+    RP_INT_FIELD(RP_KEY_REQ_MAX_NS, rp_endpoint, max_ns),
+    RP_INT_FIELD(RP_KEY_REQ_WALL_NS, rp_endpoint, sum.wall_ns),
+    RP_INT_FIELD(RP_KEY_REQ_CPU_NS, rp_endpoint, sum.cpu_ns),
+    RP_INT_FIELD(RP_KEY_REQ_WAIT_NS, rp_endpoint, sum.gvl_wait_ns),
+    RP_INT_FIELD(RP_KEY_REQ_BLOCKED_NS, rp_endpoint, sum.blocked_ns),
+    RP_INT_FIELD(RP_KEY_REQ_GC_NS, rp_endpoint, sum.gc_ns),
+};
+const rp_int_fields rp_endpoint_fields = FIELD_TABLE(endpoint_fields);
+
+static const rp_int_field slow_span_fields[] = {
+    RP_INT_FIELD(RP_KEY_REQ_START_NS, rp_slow_span, start_ns),
+    RP_INT_FIELD(RP_KEY_REQ_STATUS, rp_slow_span, status),
+    RP_INT_FIELD(RP_KEY_THREAD_SEQ, rp_slow_span, thread_seq),
+    RP_INT_FIELD(RP_KEY_REQ_WALL_NS, rp_slow_span, split.wall_ns),
+    RP_INT_FIELD(RP_KEY_REQ_CPU_NS, rp_slow_span, split.cpu_ns),
+    RP_INT_FIELD(RP_KEY_REQ_WAIT_NS, rp_slow_span, split.gvl_wait_ns),
+    RP_INT_FIELD(RP_KEY_REQ_BLOCKED_NS, rp_slow_span, split.blocked_ns),
+    RP_INT_FIELD(RP_KEY_REQ_GC_NS, rp_slow_span, split.gc_ns),
+};
+const rp_int_fields rp_slow_span_fields = FIELD_TABLE(slow_span_fields);
+
 int rp_profile_init(rp_profile *p, bool aggregate)
 {
     memset(p, 0, sizeof(*p));
@@ -71,6 +94,7 @@ int rp_profile_init(rp_profile *p, bool aggregate)
     for (int m = 0; m < RP_MEMORY_MEASURES; m++)
         rp_sample_table_init(&p->memory[m], aggregate);
     rp_idxset_init(&p->label_set_index);
+    rp_requests_init(&p->requests);
     /* Label set 0 is always the empty set, as in the gem's files. */
     return rp_profile_label_set(p, NULL, 0) == 0 ? 0 : -1;
 }
@@ -89,6 +113,7 @@ void rp_profile_free(rp_profile *p)
     rp_idxset_free(&p->label_set_index);
     free(p->meta.command);
     free(p->load.slots);
+    rp_requests_free(&p->requests);
     memset(p, 0, sizeof(*p));
 }
 

@@ -20,6 +20,7 @@
 #include "../common/stack_table.h"
 #include "../common/strtab.h"
 #include "measure.h"
+#include "requests.h"
 
 typedef enum rp_mode { RP_MODE_CPU = 0, RP_MODE_WALL = 1 } rp_mode;
 
@@ -70,6 +71,8 @@ typedef struct rp_int_fields {
 extern const rp_int_fields rp_meta_fields; /* top level, in rp_meta */
 extern const rp_int_fields rp_gc_fields;   /* "gc", in rp_gc_stats */
 extern const rp_int_fields rp_os_fields;   /* "os", in rp_os_stats */
+extern const rp_int_fields rp_endpoint_fields;  /* an endpoint of "requests", in rp_endpoint */
+extern const rp_int_fields rp_slow_span_fields; /* a slow span of "requests", in rp_slow_span */
 
 static inline int64_t *rp_int_field_at(void *base, const rp_int_field *field)
 {
@@ -134,6 +137,7 @@ typedef struct rp_profile {
      * the retained objects table, in the same order. */
     rp_sample_table memory[RP_MEMORY_MEASURES];
     rp_measure measure; /* what `samples` holds */
+    rp_requests requests; /* spans of requests and jobs (requests.h) */
     rp_label *labels;
     size_t label_count, labels_cap;
     rp_label_set *label_sets;

@@ -153,6 +153,31 @@ static const rp_int_field *field_named(const struct doc *d, rp_int_fields table)
     return NULL;
 }
 
+int rp_doc_shape_error(struct doc *d, rp_jtok tok, const char *message)
+{
+    return shape_error(d, tok, message);
+}
+
+int rp_doc_out_of_memory(struct doc *d)
+{
+    return out_of_memory(d);
+}
+
+int rp_doc_read_count(struct doc *d, rp_jtok tok, const char *what, int64_t *dst)
+{
+    return read_count(d, tok, what, dst);
+}
+
+int rp_doc_read_string(struct doc *d, rp_jtok tok, const char *what, uint32_t *dst)
+{
+    return read_string_id(d, tok, what, dst);
+}
+
+const rp_int_field *rp_doc_field_named(const struct doc *d, rp_int_fields table)
+{
+    return field_named(d, table);
+}
+
 int rp_doc_read_fields(struct doc *d, rp_jtok tok, const char *name, void *base,
                        rp_int_fields table, bool *present)
 {
@@ -513,6 +538,8 @@ static int read_member(struct doc *d)
         return rp_doc_read_fields(d, tok, key, &m->os, rp_os_fields, &m->has_os);
     if (strcmp(key, RP_KEY_GEM_GC_STATS) == 0)
         return rp_gem_read_gc_stats(d, tok);
+    if (strcmp(key, RP_KEY_REQUESTS) == 0)
+        return rp_doc_read_requests(d, tok);
     if (strcmp(key, RP_KEY_YJIT_RATIO) == 0)
         return read_yjit(d, tok);
     return rp_jr_skip(&d->jr, tok) ? 0 : shape_error(d, RP_JT_ERROR, "");

@@ -74,6 +74,19 @@ int rp_doc_fail(char *err, const char *fmt, ...) __attribute__((format(printf, 2
 int rp_doc_read_fields(struct doc *d, rp_jtok tok, const char *name, void *base,
                        rp_int_fields table, bool *present);
 
+/* The reader's own helpers, for the files that read parts of the
+ * document (below): a wrong shape (or a syntax error), no memory, a
+ * non-negative integer, a string, the field of `table` the current key
+ * names (NULL: none). Each returns 0 or -1 with the message in d->err. */
+int rp_doc_shape_error(struct doc *d, rp_jtok tok, const char *message);
+int rp_doc_out_of_memory(struct doc *d);
+int rp_doc_read_count(struct doc *d, rp_jtok tok, const char *what, int64_t *dst);
+int rp_doc_read_string(struct doc *d, rp_jtok tok, const char *what, uint32_t *dst);
+const rp_int_field *rp_doc_field_named(const struct doc *d, rp_int_fields table);
+
+/* profile_read_requests.c: "requests" (profile/requests.h). */
+int rp_doc_read_requests(struct doc *d, rp_jtok tok);
+
 /* profile_read_gem.c: the gem's "gc_stats", and its label values. */
 int rp_gem_read_gc_stats(struct doc *d, rp_jtok tok);
 /* The profile string of a label value (already started as `tok`);

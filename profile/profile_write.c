@@ -122,6 +122,63 @@ static void write_samples(rp_json *j, const rp_profile *p)
                 rp_profile_table_const(p, RP_MEASURE_RETAINED_BYTES));
 }
 
+static void write_split_fields(rp_json *j, const void *base, rp_int_fields table)
+{
+    for (size_t i = 0; i < table.count; i++)
+        rp_json_member_int(j, table.fields[i].key, *rp_int_field_at((void *)base, &table.fields[i]));
+}
+
+static void write_endpoint(rp_json *j, const rp_profile *p, const rp_endpoint *e)
+{
+    rp_json_begin_object(j);
+    rp_json_key(j, RP_KEY_REQ_NAME);
+    write_string_id(j, p, e->name);
+    write_split_fields(j, e, rp_endpoint_fields);
+    rp_json_key(j, RP_KEY_REQ_STATUS);
+    rp_json_begin_array(j);
+    for (int c = 0; c < RP_STATUS_CLASSES; c++)
+        rp_json_int(j, e->status[c]);
+    rp_json_end_array(j);
+    rp_json_key(j, RP_KEY_REQ_HISTOGRAM);
+    rp_json_begin_array(j);
+    for (int b = 0; e->hist && b < RP_HIST_BUCKETS; b++) {
+        if (!e->hist[b])
+            continue;
+        rp_json_begin_array(j);
+        rp_json_int(j, b);
+        rp_json_int(j, e->hist[b]);
+        rp_json_end_array(j);
+    }
+    rp_json_end_array(j);
+    rp_json_end_object(j);
+}
+
+/* Requests and jobs, when the profile has any (requests.h). */
+static void write_requests(rp_json *j, const rp_profile *p)
+{
+    const rp_requests *r = &p->requests;
+    if (r->count == 0 && r->slow_count == 0)
+        return;
+    rp_json_key(j, RP_KEY_REQUESTS);
+    rp_json_begin_object(j);
+    rp_json_key(j, RP_KEY_REQ_ENDPOINTS);
+    rp_json_begin_array(j);
+    for (size_t i = 0; i < r->count; i++)
+        write_endpoint(j, p, &r->endpoints[i]);
+    rp_json_end_array(j);
+    rp_json_key(j, RP_KEY_REQ_SLOW);
+    rp_json_begin_array(j);
+    for (size_t i = 0; i < r->slow_count; i++) {
+        rp_json_begin_object(j);
+        rp_json_key(j, RP_KEY_REQ_ENDPOINT);
+        write_string_id(j, p, r->slow[i].endpoint);
+        write_split_fields(j, &r->slow[i], rp_slow_span_fields);
+        rp_json_end_object(j);
+    }
+    rp_json_end_array(j);
+    rp_json_end_object(j);
+}
+
 static void write_label_sets(rp_json *j, const rp_profile *p)
 {
     rp_json_key(j, RP_KEY_LABEL_SETS);
@@ -147,6 +204,7 @@ int rp_profile_write_json(const rp_profile *p, rp_out *out)
     write_counters(&j, p);
     write_process_facts(&j, p);
     write_samples(&j, p);
+    write_requests(&j, p);
     write_label_sets(&j, p);
     rp_json_end_object(&j);
     rp_out_write(out, "\n", 1);

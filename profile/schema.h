@@ -46,6 +46,24 @@
 #define RP_KEY_ALLOC_UNFOLLOWED "alloc_unfollowed"
 #define RP_KEY_ALLOC_SAMPLES "alloc_samples"
 #define RP_KEY_RETAINED_SAMPLES "retained_samples"
+/* ext, requests and jobs (profile/requests.h): {"endpoints": [...],
+ * "slow": [...]}; README, "Profile file format". */
+#define RP_KEY_REQUESTS "requests"
+#define RP_KEY_REQ_ENDPOINTS "endpoints"
+#define RP_KEY_REQ_SLOW "slow"
+#define RP_KEY_REQ_NAME "name"
+#define RP_KEY_REQ_ENDPOINT "endpoint"
+#define RP_KEY_REQ_COUNT "count"
+#define RP_KEY_REQ_MAX_NS "max_ns"
+#define RP_KEY_REQ_WALL_NS "wall_ns"
+#define RP_KEY_REQ_CPU_NS "cpu_ns"
+#define RP_KEY_REQ_WAIT_NS "gvl_wait_ns"
+#define RP_KEY_REQ_BLOCKED_NS "blocked_ns"
+#define RP_KEY_REQ_GC_NS "gc_ns"
+#define RP_KEY_REQ_STATUS "status"
+#define RP_KEY_REQ_START_NS "start_ns"
+#define RP_KEY_REQ_HISTOGRAM "histogram" /* [[bucket, count], ...], requests.h's buckets */
+#define RP_KEY_THREAD_SEQ "thread_seq"
 #define RP_KEY_RAW_SAMPLES "raw_samples"
 #define RP_KEY_LABEL_SETS "label_sets"
 #define RP_KEY_COMMAND "command"           /* ext: argv array */

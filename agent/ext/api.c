@@ -359,6 +359,29 @@ static VALUE rperf_agent_session_dir(VALUE self)
 }
 
 /* Rperf.running? */
+/* Rperf._request_begin(name) / Rperf._request_end(status): a request or
+ * job of endpoint `name` on the calling thread (spans.h; nested ones
+ * count once); status 0 or nil for none. Nothing without a profile. */
+static VALUE rperf_request_begin(VALUE self, VALUE name)
+{
+    (void)self;
+    rp_thread *t = core->profiling() || core->session_is_open() ? core->current_thread() : NULL;
+    if (t) {
+        VALUE text = rb_obj_as_string(name);
+        core->span_begin(t, RSTRING_PTR(text), (size_t)RSTRING_LEN(text));
+    }
+    return Qnil;
+}
+
+static VALUE rperf_request_end(VALUE self, VALUE status)
+{
+    (void)self;
+    rp_thread *t = core->current_thread();
+    if (t)
+        core->span_end(t, RB_INTEGER_TYPE_P(status) ? NUM2INT(status) : 0);
+    return Qnil;
+}
+
 static VALUE rperf_running_p(VALUE self)
 {
     (void)self;
@@ -413,6 +436,8 @@ void Init_rperf_agent(void)
     rb_define_singleton_method(rperf, "profile", rperf_profile, -1);
     rb_define_singleton_method(rperf, "snapshot", rperf_snapshot, -1);
     rb_define_singleton_method(rperf, "running?", rperf_running_p, 0);
+    rb_define_singleton_method(rperf, "_request_begin", rperf_request_begin, 1);
+    rb_define_singleton_method(rperf, "_request_end", rperf_request_end, 1);
     rb_define_singleton_method(rperf, "_session_start", rperf_session_start, 6);
     rb_define_singleton_method(rperf, "_session_stop", rperf_session_stop, 0);
     rb_define_singleton_method(rperf, "_session_forked?", rperf_session_forked_p, 0);

@@ -85,6 +85,21 @@ module Rperf
       result
     end
 
+    # Rperf.request(name) { ... }: the block is one request or job of
+    # endpoint `name` (rperf-analyze requests): its latency and how its
+    # thread spent it; nested ones count once, at the outermost. The Rack,
+    # Sidekiq and ActiveJob middlewares call it for every request and job.
+    def request(name, status: nil)
+      raise ArgumentError, "Rperf.request requires a block" unless block_given?
+
+      _request_begin(name)
+      begin
+        yield
+      ensure
+        _request_end(status)
+      end
+    end
+
     def stop
       session = @session
       data = _session_stop

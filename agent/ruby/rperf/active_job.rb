@@ -23,7 +23,7 @@ module Rperf::ActiveJobMiddleware
 
   included do
     around_perform do |job, block|
-      Rperf.profile(job: job.class.name) { block.call }
+      Rperf.request(job.class.name) { Rperf.profile(job: job.class.name) { block.call } }
     end
   end
 end

@@ -38,8 +38,21 @@ class Rperf::RackMiddleware
     @label = label
   end
 
+  # The request is one of its endpoint's (rperf-analyze requests), with
+  # the response's status, and runs in an Rperf.profile block.
   def call(env)
-    Rperf.profile(@label_key => endpoint(env)) { @app.call(env) }
+    name = endpoint(env)
+    status = nil
+    Rperf._request_begin(name)
+    begin
+      Rperf.profile(@label_key => name) do
+        response = @app.call(env)
+        status = response[0] if response.is_a?(Array)
+        response
+      end
+    ensure
+      Rperf._request_end(status.is_a?(Integer) ? status : status.to_i)
+    end
   end
 
   private

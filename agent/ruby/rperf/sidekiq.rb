@@ -16,7 +16,10 @@ class Rperf::SidekiqMiddleware
     @label_key = label_key
   end
 
+  # The job is one of its class's (rperf-analyze requests) and runs in an
+  # Rperf.profile block.
   def call(_worker, job, _queue, &block)
-    Rperf.profile(@label_key => (job["wrapped"] || job["class"]).to_s, &block)
+    name = (job["wrapped"] || job["class"]).to_s
+    Rperf.request(name) { Rperf.profile(@label_key => name, &block) }
   end
 end

@@ -1,0 +1,57 @@
+/*
+ * agent/spans.h — requests and jobs (spans): Rperf.request, and the Rack,
+ * Sidekiq and ActiveJob middlewares through it.
+ *
+ * Owns: the outermost span open on each thread (nested ones count once,
+ * at the outermost), its measurement at its edges from the agent's own
+ * accounting of the thread — wall clock, the thread's CPU clock
+ * (thread_cpu.h), and what the GVL and GC hooks add up per thread
+ * (threads.h: blocked, waiting for the GVL, in GC) — so that a 2 ms
+ * request is measured exactly whether or not a sample fell in it; and per
+ * recording the endpoints' statistics (profile/requests.h) and the K
+ * slowest spans of each endpoint (RPERF_SLOW_KEEP; with RPERF_SLOW_MS only
+ * those at least that slow), until the writer takes them.
+ *
+ * Contexts: everything here runs on a Ruby thread holding the GVL (the
+ * Ruby API's calls, the writer); the GVL and GC hooks only add to the
+ * thread's counters.
+ */
+#ifndef RPERF_AGENT_SPANS_H
+#define RPERF_AGENT_SPANS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../profile/profile.h"
+#include "recording.h"
+#include "threads.h"
+
+#define RP_SPAN_NAME_MAX 256
+
+/* At start: K slow spans kept per endpoint and part, and the threshold in
+ * ms (0: the K slowest, whatever their time). */
+void rp_spans_init(long keep, long slow_ms);
+
+/* Whether a span was ever begun (the GVL hooks then count blocked and
+ * wait time in every mode). */
+bool rp_spans_used(void);
+
+/* GVL held: thread `t` enters / leaves a span of endpoint `name`; only
+ * the outermost counts. `status`: the response's (0: none). Returns 0,
+ * or -1 when the span could not be kept (out of memory: counted). */
+int rp_spans_begin(rp_thread *t, const char *name, size_t len);
+void rp_spans_end(rp_thread *t, int status);
+
+/* GVL held (the writer): adds recording `id`'s requests since they were
+ * last taken to `p` (names interned there), and with `clear` starts
+ * afresh (a part). Returns 0 or -1. */
+int rp_spans_take(rp_rec_id id, rp_profile *p, bool clear);
+
+/* GVL held, as recording `id` opens: no requests yet. */
+void rp_spans_begin_recording(rp_rec_id id);
+
+/* Fork child: the parent's open spans are not this process's. */
+void rp_spans_after_fork(void);
+
+#endif

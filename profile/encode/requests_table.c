@@ -1,0 +1,151 @@
+/*
+ * profile/encode/requests_table.c — the requests report. See
+ * requests_table.h.
+ */
+#include "requests_table.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "../../common/json_writer.h"
+#include "../../common/numfmt.h"
+#include "../../common/vec.h"
+
+static bool wanted(const rp_profile *p, const rp_requests_opts *o, uint32_t name)
+{
+    return !o->endpoint || regexec(o->endpoint, rp_profile_str(p, name), 0, NULL, 0) == 0;
+}
+
+static int heaviest_total(const void *a, const void *b)
+{
+    const rp_endpoint *x = *(const rp_endpoint *const *)a, *y = *(const rp_endpoint *const *)b;
+    if (x->sum.wall_ns != y->sum.wall_ns)
+        return x->sum.wall_ns > y->sum.wall_ns ? -1 : 1;
+    return (x->name > y->name) - (x->name < y->name);
+}
+
+static int slowest_first(const void *a, const void *b)
+{
+    const rp_slow_span *x = a, *y = b;
+    if (x->split.wall_ns != y->split.wall_ns)
+        return x->split.wall_ns > y->split.wall_ns ? -1 : 1;
+    return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+static double ms(double ns)
+{
+    return ns / 1e6;
+}
+
+static double share(int64_t part, int64_t whole)
+{
+    return whole > 0 ? (double)part * 100.0 / (double)whole : 0.0;
+}
+
+/* The endpoints shown, heaviest total first (a malloc'd array). */
+static const rp_endpoint **sorted_endpoints(const rp_profile *p, const rp_requests_opts *o, size_t *n)
+{
+    const rp_requests *r = &p->requests;
+    const rp_endpoint **rows = rp_alloc_array(r->count ? r->count : 1, sizeof(*rows));
+    *n = 0;
+    for (size_t i = 0; rows && i < r->count; i++)
+        if (r->endpoints[i].count > 0 && wanted(p, o, r->endpoints[i].name))
+            rows[(*n)++] = &r->endpoints[i];
+    if (rows)
+        qsort(rows, *n, sizeof(*rows), heaviest_total);
+    return rows;
+}
+
+static void write_json(rp_out *out, const rp_profile *p, const rp_endpoint **rows, size_t n)
+{
+    rp_json j;
+    rp_json_init(&j, out);
+    rp_json_begin_array(&j);
+    for (size_t i = 0; i < n; i++) {
+        const rp_endpoint *e = rows[i];
+        rp_json_begin_object(&j);
+        rp_json_member_cstring(&j, "name", rp_profile_str(p, e->name));
+        rp_json_member_int(&j, "count", e->count);
+        const struct { const char *key; double v; } values[] = {
+            {"p50_ms", ms(rp_endpoint_quantile(e, 0.50))}, {"p90_ms", ms(rp_endpoint_quantile(e, 0.90))},
+            {"p99_ms", ms(rp_endpoint_quantile(e, 0.99))}, {"max_ms", ms((double)e->max_ns)},
+            {"total_ms", ms((double)e->sum.wall_ns)},      {"cpu_ms", ms((double)e->sum.cpu_ns)},
+            {"gvl_wait_ms", ms((double)e->sum.gvl_wait_ns)}, {"blocked_ms", ms((double)e->sum.blocked_ns)},
+            {"gc_ms", ms((double)e->sum.gc_ns)},
+        };
+        for (size_t k = 0; k < sizeof(values) / sizeof(values[0]); k++) {
+            rp_json_key(&j, values[k].key);
+            rp_json_double(&j, values[k].v);
+        }
+        rp_json_key(&j, "status");
+        rp_json_begin_object(&j);
+        for (int c = 0; c < RP_STATUS_CLASSES; c++)
+            if (e->status[c])
+                rp_json_member_int(&j, rp_status_class_names[c], e->status[c]);
+        rp_json_end_object(&j);
+        rp_json_end_object(&j);
+    }
+    rp_json_end_array(&j);
+    rp_out_write(out, "\n", 1);
+}
+
+static void write_table(rp_out *out, const rp_profile *p, const rp_endpoint **rows, size_t n)
+{
+    char count[RP_NUMFMT_MAX];
+    rp_out_printf(out, "Requests and jobs: %zu endpoints\n\n", n);
+    rp_out_printf(out, "  %8s %9s %9s %9s %9s %11s %6s %6s %6s %6s  %s\n", "count", "p50 ms", "p90 ms", "p99 ms",
+                  "max ms", "total ms", "%cpu", "%wait", "%block", "%gc", "endpoint");
+    for (size_t i = 0; i < n; i++) {
+        const rp_endpoint *e = rows[i];
+        rp_out_printf(out, "  %8s %9.2f %9.2f %9.2f %9.2f %11.1f %6.1f %6.1f %6.1f %6.1f  %s\n",
+                      rp_fmt_int(e->count, count), ms(rp_endpoint_quantile(e, 0.50)),
+                      ms(rp_endpoint_quantile(e, 0.90)), ms(rp_endpoint_quantile(e, 0.99)), ms((double)e->max_ns),
+                      ms((double)e->sum.wall_ns), share(e->sum.cpu_ns, e->sum.wall_ns),
+                      share(e->sum.gvl_wait_ns, e->sum.wall_ns), share(e->sum.blocked_ns, e->sum.wall_ns),
+                      share(e->sum.gc_ns, e->sum.wall_ns), rp_profile_str(p, e->name));
+    }
+}
+
+static int write_slowest(rp_out *out, const rp_profile *p, const rp_requests_opts *o)
+{
+    const rp_requests *r = &p->requests;
+    rp_slow_span *spans = rp_alloc_array(r->slow_count ? r->slow_count : 1, sizeof(*spans));
+    if (!spans)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < r->slow_count; i++)
+        if (wanted(p, o, r->slow[i].endpoint))
+            spans[n++] = r->slow[i];
+    qsort(spans, n, sizeof(*spans), slowest_first);
+    if ((size_t)o->slowest < n)
+        n = (size_t)o->slowest;
+    rp_out_printf(out, "The %zu slowest requests and jobs kept\n\n", n);
+    rp_out_printf(out, "  %10s %6s %6s %6s %6s %6s %7s  %s\n", "ms", "%cpu", "%wait", "%block", "%gc", "status",
+                  "thread", "endpoint");
+    for (size_t i = 0; i < n; i++) {
+        const rp_slow_span *s = &spans[i];
+        int64_t wall = s->split.wall_ns;
+        rp_out_printf(out, "  %10.2f %6.1f %6.1f %6.1f %6.1f %6" PRId64 " %7" PRId64 "  %s\n", ms((double)wall),
+                      share(s->split.cpu_ns, wall), share(s->split.gvl_wait_ns, wall),
+                      share(s->split.blocked_ns, wall), share(s->split.gc_ns, wall), s->status, s->thread_seq,
+                      rp_profile_str(p, s->endpoint));
+    }
+    free(spans);
+    return 0;
+}
+
+int rp_requests_write(const rp_profile *p, rp_out *out, const rp_requests_opts *o)
+{
+    if (o->slowest > 0)
+        return write_slowest(out, p, o);
+    size_t n;
+    const rp_endpoint **rows = sorted_endpoints(p, o, &n);
+    if (!rows)
+        return -1;
+    if (o->json)
+        write_json(out, p, rows, n);
+    else
+        write_table(out, p, rows, n);
+    free(rows);
+    return 0;
+}
