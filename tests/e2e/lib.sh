@@ -63,6 +63,17 @@ note() {
     echo "# $*"
 }
 
+# Exports WEBRICK_LIB (and RACK_LIB): the lib folder of Debian's
+# ruby-webrick, which scripts/setup unpacks into its cache too.
+find_webrick_lib() {
+    find_rack_lib
+    local cache=${RPERF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rperf}
+    WEBRICK_LIB=$(ls -d "$cache"/ruby-webrick/usr/share/rubygems-integration/all/gems/webrick-*/lib 2>/dev/null |
+        head -n 1 || true)
+    [ -n "$WEBRICK_LIB" ] || fail "Debian's ruby-webrick is not unpacked in $cache/ruby-webrick (scripts/setup does it)"
+    export WEBRICK_LIB
+}
+
 # Exports RACK_LIB: the lib folder of Debian's ruby-rack, which
 # scripts/setup unpacks into its cache; without it the test fails.
 find_rack_lib() {

@@ -1,0 +1,79 @@
+# Requests and jobs (spans): a Rack application served by WEBrick over
+# loopback under the agent, a bounded client sending 2,000 requests with 4
+# in flight (requests/server.rb, client.rb), in wall and cpu mode; and a
+# Sidekiq-shaped job runner (requests/jobs.rb). rperf-analyze requests must
+# count what was sent, time the slow requests as the client saw them (the
+# part of it inside the application), split each endpoint's time as its
+# work did, and list only slow requests as the slowest.
+. "$(dirname "$0")/lib.sh"
+REQ="$RPERF_TEST_SRC/tests/e2e/requests"
+find_webrick_lib
+export RUBYLIB="$RACK_LIB:$WEBRICK_LIB:$RUBYLIB"
+
+# field JSON NAME KEY: a key of an endpoint of requests --json
+field() {
+    "$RUBY" -rjson -e 'e = JSON.parse(File.read(ARGV[0])).find { |x| x["name"] == ARGV[1] }; print e ? e[ARGV[2]] : "none"' "$@"
+}
+
+for mode in wall cpu; do
+    rm -f port
+    RPERF_MODE=$mode profiled "s-$mode" timeout 120 "$RUBY" "$REQ/server.rb" port >server.out 2>&1 &
+    server=$!
+    timeout 120 "$RUBY" "$REQ/client.rb" port >client.txt 2>client.err || fail "$mode: client: $(cat client.err)"
+    wait "$server" || fail "$mode: server: $(cat server.out)"
+    "$ANALYZE" requests --json "s-$mode" >req.json 2>req.err || fail "$mode: requests --json: $(cat req.err) (server: $(head -c 600 server.out); $(ls -la s-$mode); $(cat client.txt))"
+    "$ANALYZE" requests "s-$mode" >req.txt || fail "$mode: requests"
+    note "$mode: $(sed -n 3,6p req.txt | tr -s ' ' | tr '\n' '|')"
+    for path in /fast /slow /cpu; do
+        sent=$(awk -v p="$path" '$1 == "sent" && $2 == p { print $3 }' client.txt)
+        got=$(field req.json "GET $path" count)
+        [ "$got" = "$sent" ] || fail "$mode: GET $path counted $got, the client sent $sent"
+    done
+    # /slow's p99 falls in its 50 ms sleepers: at least the sleep, at most
+    # what the client saw (its own latency adds the server's work outside
+    # the application: reading the request and writing the response, each
+    # maybe behind a 20 ms /cpu holding the GVL)
+    p99=$(field req.json "GET /slow" p99_ms)
+    client=$(awk '$1 == "client_p99" { print $3 }' client.txt)
+    note "$mode: /slow p99 $p99 ms in the server, $client ms at the client"
+    awk -v s="$p99" -v c="$client" 'BEGIN { exit !(s >= 50 && s <= c + 1) }' \
+        || fail "$mode: /slow p99 $p99 ms: not between its 50 ms sleep and the client's $client ms"
+    # /cpu: its time on the CPU, of the time it held the GVL
+    cpu=$(field req.json "GET /cpu" cpu_ms) total=$(field req.json "GET /cpu" total_ms) wait=$(field req.json "GET /cpu" gvl_wait_ms)
+    awk -v c="$cpu" -v t="$total" -v w="$wait" 'BEGIN { exit !(c >= 0.9 * (t - w)) }' \
+        || fail "$mode: /cpu had $cpu ms of CPU in $total ms ($wait ms waiting for the GVL)"
+    awk -v c="$cpu" 'BEGIN { exit !(c >= 200 * 20 * 0.9) }' || fail "$mode: /cpu: $cpu ms of CPU for 200 x 20 ms"
+    "$ANALYZE" requests --slowest 5 "s-$mode" >slowest.txt || fail "$mode: requests --slowest 5"
+    rows=$(awk 'f && NF { n++; if ($NF != "/slow") bad = 1 } /endpoint$/ { f = 1 } END { print n + 0, bad + 0 }' slowest.txt)
+    [ "$rows" = "5 0" ] || fail "$mode: --slowest 5 lists other than 5 /slow requests: $(cat slowest.txt)"
+    # each slowest one slept its 50 ms: blocked off the GVL
+    awk 'f && NF { if ($1 * $4 / 100 < 45) exit 1 } /endpoint$/ { f = 1 }' slowest.txt \
+        || fail "$mode: a slow /slow request was blocked less than 45 ms: $(cat slowest.txt)"
+done
+
+# --endpoint and a time profile without requests
+"$ANALYZE" requests --json --endpoint '/cpu$' s-wall >only.json || fail "requests --endpoint"
+"$RUBY" -rjson -e 'exit(JSON.parse(File.read("only.json")).map { |e| e["name"] } == ["GET /cpu"] ? 0 : 1)' \
+    || fail "--endpoint /cpu\$: $(cat only.json)"
+profiled plain "$RUBY" -e 1
+rc=0; "$ANALYZE" requests plain >none.txt 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "has no requests or jobs" none.txt || fail "requests of a profile without any: rc $rc $(cat none.txt)"
+
+# a Sidekiq-shaped job runner: three threads, two job classes
+for mode in wall cpu; do
+    RPERF_MODE=$mode profiled "j-$mode" "$RUBY" "$REQ/jobs.rb" || fail "$mode: jobs.rb"
+    "$ANALYZE" requests --json "j-$mode" >jobs.json || fail "$mode: requests of the jobs"
+    [ "$(field jobs.json FastJob count)" = 300 ] && [ "$(field jobs.json SleepyJob count)" = 60 ] \
+        || fail "$mode: job counts: $(cat jobs.json)"
+    blocked=$(field jobs.json SleepyJob blocked_ms)
+    awk -v b="$blocked" 'BEGIN { exit !(b >= 60 * 20 * 0.9) }' || fail "$mode: SleepyJob blocked $blocked ms for 60 x 20 ms of sleep"
+    cpu=$(field jobs.json FastJob cpu_ms)
+    awk -v c="$cpu" 'BEGIN { exit !(c >= 300 * 0.9) }' || fail "$mode: FastJob had $cpu ms of CPU for 300 x 1 ms"
+    note "$mode: jobs: FastJob cpu $cpu ms, SleepyJob blocked $blocked ms"
+done
+
+# a bad threshold: one line naming the variable, the program unchanged
+rc=0; LD_PRELOAD="$PRELOAD" RPERF_SLOW_MS=fast RPERF_SESSION_DIR=bad "$RUBY" -e 'print :ran' >bad.out 2>bad.err || rc=$?
+[ "$rc" = 0 ] && [ "$(cat bad.out)" = ran ] && grep -q 'invalid RPERF_SLOW_MS="fast": expected a number of milliseconds' bad.err \
+    && [ "$(wc -l <bad.err)" = 1 ] || fail "RPERF_SLOW_MS=fast: rc $rc $(cat bad.out bad.err)"
+note "requests ok"
