@@ -138,6 +138,8 @@ double rp_endpoint_quantile(const rp_endpoint *e, double q)
     int64_t rank = (int64_t)ceil(q * (double)e->count), seen = 0;
     if (rank < 1)
         rank = 1;
+    if (rank >= e->count)
+        return (double)e->max_ns; /* the slowest is known exactly */
     for (int b = 0; b < RP_HIST_BUCKETS; b++) {
         seen += e->hist[b];
         if (seen >= rank) {

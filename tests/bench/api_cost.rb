@@ -39,6 +39,7 @@ end
 ids = Array.new(N) { |i| "req-#{i}" } # a new value per call: a new label set each time
 report("label_block_new_value", base) { ids.each { |id| Rperf.label(request: id) {} } }
 report("profile_block", base) { N.times { Rperf.profile(endpoint: "/users") {} } }
+report("request_block", base) { N.times { Rperf.request("GET /users") {} } }
 
 app = ->(_env) { [200, {}, ["ok"]] }
 env = {"REQUEST_METHOD" => "GET", "PATH_INFO" => "/users/123/posts/9"}
