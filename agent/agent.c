@@ -199,7 +199,7 @@ static void start_agent(void)
         rp_log("cannot profile: out of memory");
         return;
     }
-    rp_spans_init(cfg.slow_keep, cfg.slow_ms);
+    rp_spans_init(cfg.slow_keep, cfg.slow_ms, cfg.lines);
     rp_ruby_lib_install(cfg.verbose);
     restart_job = rb_postponed_job_preregister(0, restart_in_fork_child, NULL);
     pthread_atfork(rp_aggregator_before_fork, rp_aggregator_after_fork_parent, on_fork_child);

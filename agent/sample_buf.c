@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -148,6 +149,35 @@ rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, uint32_t label_set,
     if (is_half_full(b))
         try_hand_over();
     return result;
+}
+
+rp_capture_result rp_sample_buf_append(uint32_t thread_seq, uint32_t label_set, const VALUE *frames,
+                                       const int *lines, uint32_t depth, const rp_charge *charge)
+{
+    rp_sample_buf *b = buffers[active];
+    if (!has_room(b)) {
+        if (!try_hand_over())
+            return RP_CAPTURE_FULL;
+        b = buffers[active];
+    }
+    memcpy(b->frames + b->frame_count, frames, depth * sizeof(*frames));
+    if (b->has_lines)
+        for (uint32_t i = 0; i < depth; i++)
+            b->lines[b->frame_count + i] = lines ? lines[i] : 0;
+    b->samples[b->count++] = (rp_buffered_sample){
+        .frame_offset = b->frame_count,
+        .depth = (uint16_t)depth,
+        .vm_state = (uint8_t)charge->state,
+        .recording = charge->recording,
+        .thread_seq = thread_seq,
+        .label_set = label_set,
+        .weight = charge->weight,
+    };
+    b->frame_count += depth;
+    ask_for_pages_when_near_end(active, b);
+    if (is_half_full(b))
+        try_hand_over();
+    return RP_CAPTURED;
 }
 
 rp_sample_buf *rp_sample_buf_take_full(void)

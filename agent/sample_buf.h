@@ -71,6 +71,12 @@ typedef struct rp_charge {
 rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, uint32_t label_set,
                                         const rp_charge *charges, int n);
 
+/* GVL held: records a charge on a stack captured earlier (`frames` and
+ * `lines`, or NULL, leaf first; spans.c keeps a request's samples until it
+ * ends), as rp_sample_buf_capture would have. */
+rp_capture_result rp_sample_buf_append(uint32_t thread_seq, uint32_t label_set, const VALUE *frames,
+                                       const int *lines, uint32_t depth, const rp_charge *charge);
+
 /* Worker thread: the buffer handed over for folding, or NULL. Also read
  * by rp_aggregator_hold (GVL held, aggregator lock held), which may fold
  * it: the worker then folds an empty buffer and gives it back as usual. */

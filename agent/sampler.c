@@ -10,6 +10,8 @@
  */
 #include "sampler.h"
 
+#include "spans.h"
+
 #include <stdatomic.h>
 #include <time.h>
 
@@ -59,6 +61,8 @@ static void count_outcome(const rp_charge *charges, int n, rp_capture_result res
 
 void rp_sampler_record(const rp_thread *t, const rp_charge *charges, int n)
 {
+    if (rp_spans_capture(t, charges, n))
+        return; /* kept with the thread's request until it ends */
     count_outcome(charges, n, rp_sample_buf_capture(t->thread_seq, t->label_set, charges, n));
 }
 

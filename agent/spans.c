@@ -11,14 +11,37 @@
 #include "../common/vec.h"
 #include "config.h"
 #include "gvl_gc.h"
+#include "labels.h"
+#include "sample_buf.h"
 #include "sampler.h"
 #include "thread_cpu.h"
 
-/* The start of a thread's outermost span. */
+/* A sample taken during a span, kept until it ends (its frames in the
+ * span's frames). */
+typedef struct span_sample {
+    uint32_t frame_offset, label_set;
+    uint16_t depth;
+    rp_charge charge;
+} span_sample;
+
+/* A span's samples kept at most (frames): beyond, they go to the tables at
+ * once, and the span can no longer be told apart there. */
+#define SPAN_FRAMES_MAX (1u << 16)
+
+/* The start of a thread's outermost span, and the samples taken on the
+ * thread since: they reach the tables when it ends, labelled with it
+ * (RP_LABEL_SPAN) when it is kept as slow, so that label filters select
+ * its own call tree. */
 struct rp_open_span {
     int64_t mono_ns, real_ns, cpu_ns, blocked_ns, wait_ns, gc_ns;
     size_t name_len;
     char name[RP_SPAN_NAME_MAX];
+    span_sample *samples;
+    size_t count, cap;
+    VALUE *frames;
+    int *lines;
+    size_t frame_count, frames_cap, lines_cap;
+    bool spilled; /* its samples went to the tables as they came */
 };
 
 /* The K slowest spans of one endpoint (index as in the store's requests). */
@@ -38,14 +61,10 @@ typedef struct span_set {
 
 static span_set sets[RP_RECORDINGS];
 static size_t keep = RP_SLOW_KEEP_DEFAULT;
+static uint64_t next_span_id;
 static int64_t slow_ns; /* 0: the K slowest */
+static bool record_lines;
 static bool used;
-
-void rp_spans_init(long k, long ms)
-{
-    keep = k > 0 ? (size_t)k : RP_SLOW_KEEP_DEFAULT;
-    slow_ns = ms > 0 ? (int64_t)ms * 1000000 : 0;
-}
 
 bool rp_spans_used(void)
 {
@@ -73,13 +92,15 @@ int rp_spans_begin(rp_thread *t, const char *name, size_t len)
 {
     if (t->span_depth++ > 0)
         return 0;
-    if (!t->span && !(t->span = malloc(sizeof(*t->span))))
+    if (!t->span && !(t->span = calloc(1, sizeof(*t->span))))
         return -1;
     if (!used) {
         used = true; /* from now on the GVL hooks count blocked and wait time */
         rp_gvl_gc_update();
     }
     struct rp_open_span *s = t->span;
+    s->count = s->frame_count = 0;
+    s->spilled = false;
     s->name_len = len < RP_SPAN_NAME_MAX ? len : RP_SPAN_NAME_MAX;
     memcpy(s->name, name, s->name_len);
     s->blocked_ns = t->acct_blocked_ns;
@@ -91,43 +112,67 @@ int rp_spans_begin(rp_thread *t, const char *name, size_t len)
     return 0;
 }
 
-/* Keeps `s` among the K slowest of endpoint `index` of `set`. */
-static int keep_slow(span_set *set, size_t index, const rp_slow_span *s)
+/* Keeps `s` among the K slowest of endpoint `index` of `set`; returns
+ * whether it was kept. */
+static bool keep_slow(span_set *set, size_t index, const rp_slow_span *s)
 {
     if (slow_ns && s->split.wall_ns < slow_ns)
-        return 0;
+        return false;
     size_t need = set->store.requests.count;
     if (need > set->slow_cap) {
         size_t old = set->slow_cap;
         if (RP_VEC_RESERVE(set->slow, set->slow_cap, need) != 0)
-            return -1;
+            return false;
         memset(set->slow + old, 0, (set->slow_cap - old) * sizeof(*set->slow));
     }
     slow_list *l = &set->slow[index];
     if (!l->items && !(l->items = rp_alloc_array(keep, sizeof(*l->items))))
-        return -1;
+        return false;
     if (l->count < keep) {
         l->items[l->count++] = *s;
-        return 0;
+        return true;
     }
     size_t fastest = 0;
     for (size_t i = 1; i < l->count; i++)
         if (l->items[i].split.wall_ns < l->items[fastest].split.wall_ns)
             fastest = i;
-    if (s->split.wall_ns > l->items[fastest].split.wall_ns)
-        l->items[fastest] = *s;
-    return 0;
+    if (s->split.wall_ns <= l->items[fastest].split.wall_ns)
+        return false;
+    l->items[fastest] = *s;
+    return true;
 }
 
-static void add_span(span_set *set, const struct rp_open_span *o, const rp_slow_span *s)
+/* Adds the span to recording's `set`; returns whether it was kept as
+ * slow. */
+static bool add_span(span_set *set, const struct rp_open_span *o, const rp_slow_span *s)
 {
     if (!set->ready)
-        return;
+        return false;
     uint32_t name = rp_profile_string(&set->store, o->name, o->name_len);
     rp_endpoint *e = name == RP_IDX_NONE ? NULL : rp_requests_endpoint(&set->store.requests, name);
     if (!e || rp_endpoint_add(e, &s->split, (int)s->status) != 0)
-        return;
-    keep_slow(set, (size_t)(e - set->store.requests.endpoints), s);
+        return false;
+    return keep_slow(set, (size_t)(e - set->store.requests.endpoints), s);
+}
+
+/* The samples the span kept, into the tables; labelled RP_LABEL_SPAN=id
+ * when `id` (a slow span's), the label sets made once per set. */
+static void flush_samples(const rp_thread *t, struct rp_open_span *o, uint64_t id)
+{
+    char value[24];
+    int len = snprintf(value, sizeof(value), "%llu", (unsigned long long)id);
+    rp_label_change change = {RP_LABEL_SPAN, value, strlen(RP_LABEL_SPAN), (size_t)len};
+    uint32_t from = RP_IDX_NONE, to = 0;
+    for (size_t i = 0; i < o->count; i++) {
+        const span_sample *s = &o->samples[i];
+        if (id && s->label_set != from) {
+            from = s->label_set;
+            to = rp_labels_merge(from, &change, 1);
+        }
+        rp_sample_buf_append(t->thread_seq, id ? to : s->label_set, o->frames + s->frame_offset,
+                             o->lines ? o->lines + s->frame_offset : NULL, s->depth, &s->charge);
+    }
+    o->count = o->frame_count = 0;
 }
 
 void rp_spans_end(rp_thread *t, int status)
@@ -146,10 +191,66 @@ void rp_spans_end(rp_thread *t, int status)
                   .blocked_ns = t->acct_blocked_ns - o->blocked_ns,
                   .gc_ns = gc},
     };
+    bool slow = false;
+    uint64_t id = ++next_span_id;
+    s.span_id = (int64_t)id;
     for (int r = 0; r < RP_RECORDINGS; r++)
         if (atomic_load_explicit(&rp_recording_get((rp_rec_id)r)->accepting, memory_order_relaxed))
-            add_span(&sets[r], o, &s);
+            slow |= add_span(&sets[r], o, &s);
+    flush_samples(t, t->span, slow && !o->spilled ? id : 0);
 }
+
+/* The samples kept so far go to the tables, and the rest as they come. */
+static void spill(const rp_thread *t, struct rp_open_span *o)
+{
+    flush_samples(t, o, 0);
+    o->spilled = true;
+}
+
+bool rp_spans_capture(const rp_thread *t, const rp_charge *charges, int n)
+{
+    struct rp_open_span *o = t->span;
+    if (!t->span_depth || !o || o->spilled)
+        return false;
+    if (o->frame_count + RP_STACK_MAX > SPAN_FRAMES_MAX ||
+        RP_VEC_RESERVE(o->frames, o->frames_cap, o->frame_count + RP_STACK_MAX) != 0 ||
+        (record_lines && RP_VEC_RESERVE(o->lines, o->lines_cap, o->frame_count + RP_STACK_MAX) != 0) ||
+        RP_VEC_RESERVE(o->samples, o->cap, o->count + (size_t)n) != 0) {
+        spill(t, o);
+        return false;
+    }
+    int depth = rb_profile_frames(0, RP_STACK_MAX, o->frames + o->frame_count,
+                                  record_lines ? o->lines + o->frame_count : NULL);
+    if (depth <= 0)
+        return false;
+    for (int i = 0; i < n; i++)
+        if (charges[i].weight > 0)
+            o->samples[o->count++] = (span_sample){(uint32_t)o->frame_count, t->label_set, (uint16_t)depth,
+                                                   charges[i]};
+    o->frame_count += (size_t)depth;
+    return true;
+}
+
+/* GVL held, inside GC: the frames of the samples open spans keep. */
+static void mark_open(rp_thread *t, void *unused)
+{
+    (void)unused;
+    for (size_t i = 0; t->span && i < t->span->frame_count; i++)
+        rb_gc_mark(t->span->frames[i]);
+}
+
+static void mark_spans(void *unused)
+{
+    (void)unused;
+    rp_threads_each(mark_open, NULL);
+}
+
+static const rb_data_type_t mark_type = {
+    .wrap_struct_name = "rperf_agent_spans",
+    .function = {.dmark = mark_spans},
+};
+
+static VALUE mark_object = Qnil;
 
 int rp_spans_take(rp_rec_id id, rp_profile *p, bool clear)
 {
@@ -178,4 +279,16 @@ void rp_spans_after_fork(void)
 {
     for (int r = 0; r < RP_RECORDINGS; r++)
         reset_set(&sets[r]);
+}
+
+void rp_spans_init(long k, long ms, bool lines)
+{
+    keep = k > 0 ? (size_t)k : RP_SLOW_KEEP_DEFAULT;
+    slow_ns = ms > 0 ? (int64_t)ms * 1000000 : 0;
+    record_lines = lines;
+    if (mark_object == Qnil) {
+        /* Ruby marks a data object only when it has data */
+        mark_object = rb_data_typed_object_wrap(0, &keep, &mark_type);
+        rb_gc_register_address(&mark_object);
+    }
 }

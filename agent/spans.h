@@ -31,7 +31,7 @@
 
 /* At start: K slow spans kept per endpoint and part, and the threshold in
  * ms (0: the K slowest, whatever their time). */
-void rp_spans_init(long keep, long slow_ms);
+void rp_spans_init(long keep, long slow_ms, bool lines);
 
 /* Whether a span was ever begun (the GVL hooks then count blocked and
  * wait time in every mode). */
@@ -42,6 +42,13 @@ bool rp_spans_used(void);
  * or -1 when the span could not be kept (out of memory: counted). */
 int rp_spans_begin(rp_thread *t, const char *name, size_t len);
 void rp_spans_end(rp_thread *t, int status);
+
+/* GVL held (the sampler, for a capture with `n` charges on thread `t`):
+ * when the thread is inside a span, keeps the sample with it until it
+ * ends (it then reaches the tables, labelled RP_LABEL_SPAN=<its id> when
+ * it is kept as slow) and returns true; false: capture it as usual. */
+struct rp_charge;
+bool rp_spans_capture(const rp_thread *t, const struct rp_charge *charges, int n);
 
 /* GVL held (the writer): adds recording `id`'s requests since they were
  * last taken to `p` (names interned there), and with `clear` starts

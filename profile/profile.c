@@ -73,6 +73,7 @@ static const rp_int_field slow_span_fields[] = {
     RP_INT_FIELD(RP_KEY_REQ_START_NS, rp_slow_span, start_ns),
     RP_INT_FIELD(RP_KEY_REQ_STATUS, rp_slow_span, status),
     RP_INT_FIELD(RP_KEY_THREAD_SEQ, rp_slow_span, thread_seq),
+    RP_INT_FIELD(RP_KEY_REQ_SPAN, rp_slow_span, span_id),
     RP_INT_FIELD(RP_KEY_REQ_WALL_NS, rp_slow_span, split.wall_ns),
     RP_INT_FIELD(RP_KEY_REQ_CPU_NS, rp_slow_span, split.cpu_ns),
     RP_INT_FIELD(RP_KEY_REQ_WAIT_NS, rp_slow_span, split.gvl_wait_ns),

@@ -45,6 +45,7 @@ typedef struct rp_slow_span {
     int64_t start_ns;    /* CLOCK_REALTIME */
     int64_t status;      /* 0: none */
     int64_t thread_seq;
+    int64_t span_id;     /* its samples carry RP_LABEL_SPAN=<span_id> (0: none) */
     rp_span_split split;
 } rp_slow_span;
 

@@ -64,6 +64,7 @@
 #define RP_KEY_REQ_START_NS "start_ns"
 #define RP_KEY_REQ_HISTOGRAM "histogram" /* [[bucket, count], ...], requests.h's buckets */
 #define RP_KEY_THREAD_SEQ "thread_seq"
+#define RP_KEY_REQ_SPAN "span" /* the slow request's samples carry %span=<it> */
 #define RP_KEY_RAW_SAMPLES "raw_samples"
 #define RP_KEY_LABEL_SETS "label_sets"
 #define RP_KEY_COMMAND "command"           /* ext: argv array */
@@ -102,6 +103,8 @@
 #define RP_LABEL_GC_MARK "mark"
 #define RP_LABEL_GC_SWEEP "sweep"
 #define RP_LABEL_PID "%pid"
+/* The samples of a slow request kept one by one (requests.h): its id. */
+#define RP_LABEL_SPAN "%span"
 /* The class of an allocated object (allocation and retained samples). */
 #define RP_LABEL_CLASS "%class"
 /* A sample's thread number is no label of its set, but every place that

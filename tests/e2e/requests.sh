@@ -49,6 +49,16 @@ for mode in wall cpu; do
     # each slowest one slept its 50 ms: blocked off the GVL
     awk 'f && NF { if ($1 * $4 / 100 < 45) exit 1 } /endpoint$/ { f = 1 }' slowest.txt \
         || fail "$mode: a slow /slow request was blocked less than 45 ms: $(cat slowest.txt)"
+    # its own call tree: the samples labelled with its %span (wall time: its sleep)
+    span=$(awk 'f && NF { print $8; exit } /endpoint$/ { f = 1 }' slowest.txt)
+    [ -n "$span" ] && [ "$span" != - ] || fail "$mode: the slowest request has no %span: $(cat slowest.txt)"
+    "$ANALYZE" report --tagfocus "%span=^$span\$" --top 20 "s-$mode" >tree.txt || fail "$mode: report --tagfocus %span"
+    if [ "$mode" = wall ]; then
+        sleep_ms=$(awk '/^ Cumulative:/ { c = 1 } c && / Kernel#sleep / { print $1; exit }' tree.txt)
+        awk -v s="${sleep_ms:-0}" 'BEGIN { exit !(s >= 45) }' \
+            || fail "$mode: the slowest request's own tree lacks its 50 ms Kernel#sleep: $(cat tree.txt)"
+        note "$mode: the slowest request's own tree: Kernel#sleep $sleep_ms ms"
+    fi
 done
 
 # --endpoint and a time profile without requests
