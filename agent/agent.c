@@ -359,6 +359,7 @@ static void write_part(void *unused)
     pt->req.part = ++parts_written;
     pt->req.take_requests = true; /* the next part has its own */
     int raised = 0;
+    rp_spans_spill_open();
     rp_aggregator_hold();
     rb_protect(build_part, (VALUE)pt, &raised);
     rp_aggregator_clear(RP_REC_WHOLE);
@@ -464,6 +465,7 @@ static void end_profile(void)
         return;
     }
     rp_ractors_settle(); /* the Ractors still running count up to here */
+    rp_spans_spill_open();
     rp_recording_close(RP_REC_WHOLE);
     if (!stop_machinery_if_idle()) {
         rp_log("the sampling thread did not stop; no profile written for process %ld",
@@ -737,6 +739,7 @@ static void charge_caller(rp_rec_id id)
 int rp_agent_open_window(rp_rec_id id, rp_window *w)
 {
     charge_caller(id);
+    rp_spans_spill_open(); /* samples buffered before the window are not of it */
     rp_aggregator_hold();
     int rc = rp_window_begin_at(w, id);
     rp_aggregator_release();
@@ -765,6 +768,7 @@ int rp_agent_build_window(rp_rec_id id, const rp_window *w, rp_profile *p)
     struct build_args args = {.req = write_request(from), .profile = p, .rc = -1};
     int raised = 0;
     charge_caller(id);
+    rp_spans_spill_open();
     rp_aggregator_hold();
     /* Resolving frames allocates Ruby strings; should that raise, the
      * worker must still be let go before the exception goes on. */

@@ -231,6 +231,18 @@ bool rp_spans_capture(const rp_thread *t, const rp_charge *charges, int n)
     return true;
 }
 
+static void spill_open(rp_thread *t, void *unused)
+{
+    (void)unused;
+    if (t->span_depth && t->span && !t->span->spilled)
+        spill(t, t->span);
+}
+
+void rp_spans_spill_open(void)
+{
+    rp_threads_each(spill_open, NULL);
+}
+
 /* GVL held, inside GC: the frames of the samples open spans keep. */
 static void mark_open(rp_thread *t, void *unused)
 {
@@ -275,10 +287,18 @@ int rp_spans_take(rp_rec_id id, rp_profile *p, bool clear)
     return rc;
 }
 
+static void forget_samples(rp_thread *t, void *unused)
+{
+    (void)unused;
+    if (t->span)
+        t->span->count = t->span->frame_count = 0;
+}
+
 void rp_spans_after_fork(void)
 {
     for (int r = 0; r < RP_RECORDINGS; r++)
         reset_set(&sets[r]);
+    rp_threads_each(forget_samples, NULL); /* the parent's samples are its own */
 }
 
 void rp_spans_init(long k, long ms, bool lines)

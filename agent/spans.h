@@ -50,6 +50,12 @@ void rp_spans_end(rp_thread *t, int status);
 struct rp_charge;
 bool rp_spans_capture(const rp_thread *t, const struct rp_charge *charges, int n);
 
+/* GVL held, before a profile is built: the samples that requests still
+ * open keep go to the tables now, so that none is missing from it (a
+ * request whose body is never closed, one that spans a part's end); those
+ * requests can no longer be told apart in the tables. */
+void rp_spans_spill_open(void);
+
 /* GVL held (the writer): adds recording `id`'s requests since they were
  * last taken to `p` (names interned there), and with `clear` starts
  * afresh (a part). Returns 0 or -1. */
