@@ -24,6 +24,12 @@
  *                own view — unit, total_ns, the folding members, the
  *                frame weights, nodes and leaves as above — which the
  *                script shows in place of the top level's when asked
+ *   requests     with requests and jobs recorded (requests.h): endpoints
+ *                [{name, count, p50_ns, p90_ns, p99_ns, max_ns, wall_ns,
+ *                cpu_ns, gvl_wait_ns, blocked_ns, gc_ns, hist: [[bucket,
+ *                count], ...]}] (requests.h's buckets), heaviest first, and slow [{endpoint,
+ *                wall_ns, cpu_ns, gvl_wait_ns, blocked_ns, gc_ns, status,
+ *                span}], slowest first: the Requests tab
  *   slots        [start_ns, duration_ns] per file read, when some file is
  *                a part (RPERF_INTERVAL): the time strip; starts from
  *   slots_origin_ns  the earliest start (Unix time: JavaScript's numbers
@@ -225,6 +231,94 @@ static int write_other_measures(rp_json *j, const rp_profile *p)
     return rc;
 }
 
+static int heavier_endpoint(const void *a, const void *b)
+{
+    const rp_endpoint *x = *(const rp_endpoint *const *)a, *y = *(const rp_endpoint *const *)b;
+    return x->sum.wall_ns != y->sum.wall_ns ? (x->sum.wall_ns > y->sum.wall_ns ? -1 : 1) : 0;
+}
+
+static int slower_span(const void *a, const void *b)
+{
+    const rp_slow_span *x = a, *y = b;
+    return x->split.wall_ns != y->split.wall_ns ? (x->split.wall_ns > y->split.wall_ns ? -1 : 1) : 0;
+}
+
+static void write_split(rp_json *j, const rp_span_split *s)
+{
+    rp_json_member_int(j, "wall_ns", s->wall_ns);
+    rp_json_member_int(j, "cpu_ns", s->cpu_ns);
+    rp_json_member_int(j, "gvl_wait_ns", s->gvl_wait_ns);
+    rp_json_member_int(j, "blocked_ns", s->blocked_ns);
+    rp_json_member_int(j, "gc_ns", s->gc_ns);
+}
+
+static void write_endpoint(rp_json *j, const rp_profile *p, const rp_endpoint *e)
+{
+    rp_json_begin_object(j);
+    rp_json_member_cstring(j, "name", rp_profile_str(p, e->name));
+    rp_json_member_int(j, "count", e->count);
+    rp_json_member_int(j, "p50_ns", (int64_t)rp_endpoint_quantile(e, 0.50));
+    rp_json_member_int(j, "p90_ns", (int64_t)rp_endpoint_quantile(e, 0.90));
+    rp_json_member_int(j, "p99_ns", (int64_t)rp_endpoint_quantile(e, 0.99));
+    rp_json_member_int(j, "max_ns", e->max_ns);
+    write_split(j, &e->sum);
+    rp_json_key(j, "hist");
+    rp_json_begin_array(j);
+    for (int b = 0; e->hist && b < RP_HIST_BUCKETS; b++) {
+        if (!e->hist[b])
+            continue;
+        rp_json_begin_array(j);
+        rp_json_int(j, b);
+        rp_json_int(j, e->hist[b]);
+        rp_json_end_array(j);
+    }
+    rp_json_end_array(j);
+    rp_json_end_object(j);
+}
+
+/* The Requests tab's data, when there are requests. */
+static int write_requests(rp_json *j, const rp_profile *p)
+{
+    const rp_requests *r = &p->requests;
+    if (r->count == 0)
+        return 0;
+    const rp_endpoint **rows = rp_alloc_array(r->count, sizeof(*rows));
+    rp_slow_span *slow = rp_alloc_array(r->slow_count ? r->slow_count : 1, sizeof(*slow));
+    if (!rows || !slow) {
+        free(rows);
+        free(slow);
+        return -1;
+    }
+    for (size_t i = 0; i < r->count; i++)
+        rows[i] = &r->endpoints[i];
+    qsort(rows, r->count, sizeof(*rows), heavier_endpoint);
+    if (r->slow_count)
+        memcpy(slow, r->slow, r->slow_count * sizeof(*slow));
+    qsort(slow, r->slow_count, sizeof(*slow), slower_span);
+    rp_json_key(j, "requests");
+    rp_json_begin_object(j);
+    rp_json_key(j, "endpoints");
+    rp_json_begin_array(j);
+    for (size_t i = 0; i < r->count; i++)
+        write_endpoint(j, p, rows[i]);
+    rp_json_end_array(j);
+    rp_json_key(j, "slow");
+    rp_json_begin_array(j);
+    for (size_t i = 0; i < r->slow_count && i < RP_HTML_SLOW_ROWS; i++) {
+        rp_json_begin_object(j);
+        rp_json_member_cstring(j, "endpoint", rp_profile_str(p, slow[i].endpoint));
+        write_split(j, &slow[i].split);
+        rp_json_member_int(j, "status", slow[i].status);
+        rp_json_member_int(j, "span", slow[i].span_id);
+        rp_json_end_object(j);
+    }
+    rp_json_end_array(j);
+    rp_json_end_object(j);
+    free(rows);
+    free(slow);
+    return 0;
+}
+
 static int write_data(rp_out *out, const page_writer *w)
 {
     const rp_profile *p = w->page.p;
@@ -246,6 +340,8 @@ static int write_data(rp_out *out, const page_writer *w)
     write_label_sets(&j, p);
     write_view(&j, w);
     int rc = w->base_ns ? 0 : write_other_measures(&j, p);
+    if (rc == 0 && !w->base_ns)
+        rc = write_requests(&j, p);
     write_slots(&j, p);
     write_diff(&j, w);
     rp_json_end_object(&j);

@@ -29,6 +29,9 @@
  * re-filters from its data). */
 #define RP_HTML_TOP_ROWS 100
 
+/* Slow requests listed on the Requests tab, slowest first. */
+#define RP_HTML_SLOW_ROWS 200
+
 int rp_html_write(const rp_profile *p, rp_out *out, const rp_encode_opts *opts);
 
 /* The differential page (rperf-analyze diff --html): the target's flame
