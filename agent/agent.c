@@ -465,6 +465,7 @@ static void end_profile(void)
         return;
     }
     rp_ractors_settle(); /* the Ractors still running count up to here */
+    rp_spans_close_open();
     rp_spans_spill_open();
     rp_recording_close(RP_REC_WHOLE);
     if (!stop_machinery_if_idle()) {

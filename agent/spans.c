@@ -264,9 +264,46 @@ static const rb_data_type_t mark_type = {
 
 static VALUE mark_object = Qnil;
 
+/* A span still open at the end of a part that had begun before the part
+ * did (a thread stuck in it, a fiber abandoned inside it) is closed as it
+ * is, counted with no status, so that it is neither lost nor kept open
+ * forever; the thread then leaves it. */
+static int64_t part_start_ns;
+static void close_open(rp_thread *t, void *unused);
+
+static void close_stale(rp_thread *t, void *unused)
+{
+    if (t->span_depth && t->span && t->span->mono_ns < part_start_ns)
+        close_open(t, unused);
+}
+
+/* Ends thread `t`'s open span now, from the caller's thread: one off the
+ * GVL since it released it counts that time as blocked (its own resume
+ * would add it later). */
+static void close_open(rp_thread *t, void *unused)
+{
+    (void)unused;
+    if (!t->span_depth || !t->span)
+        return;
+    int64_t pending = t->suspended_ns ? rp_monotonic_ns() - t->suspended_ns : 0;
+    t->acct_blocked_ns += pending;
+    t->span_depth = 1;
+    rp_spans_end(t, 0);
+    t->acct_blocked_ns -= pending;
+}
+
+void rp_spans_close_open(void)
+{
+    rp_threads_each(close_open, NULL);
+}
+
 int rp_spans_take(rp_rec_id id, rp_profile *p, bool clear)
 {
     span_set *set = &sets[id];
+    if (clear && id == RP_REC_WHOLE) {
+        rp_threads_each(close_stale, NULL);
+        part_start_ns = rp_monotonic_ns();
+    }
     if (!set->ready)
         return 0;
     const rp_requests *src = &set->store.requests;

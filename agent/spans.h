@@ -56,6 +56,11 @@ bool rp_spans_capture(const rp_thread *t, const struct rp_charge *charges, int n
  * requests can no longer be told apart in the tables. */
 void rp_spans_spill_open(void);
 
+/* GVL held, at the end of the process: the requests still open end now
+ * (no status): a thread stuck in one, a fiber abandoned inside one. At a
+ * part's end (rp_spans_take) those open since before the part began do. */
+void rp_spans_close_open(void);
+
 /* GVL held (the writer): adds recording `id`'s requests since they were
  * last taken to `p` (names interned there), and with `clear` starts
  * afresh (a part). Returns 0 or -1. */

@@ -82,6 +82,27 @@ for mode in wall cpu; do
     note "$mode: jobs: FastJob cpu $cpu ms, SleepyJob blocked $blocked ms"
 done
 
+# requests that never end: a thread stuck in one and a fiber abandoned
+# inside one are closed at the end and counted; one of a killed thread
+# ends with it (its block's ensure)
+cat >stuck.rb <<'RUBY'
+require "rperf"
+Thread.new { Rperf.request("stuck") { sleep } }
+killed = Thread.new { Rperf.request("killed") { sleep } }
+sleep 0.2
+killed.kill
+killed.join
+Fiber.new { Rperf.request("abandoned") { Fiber.yield } }.resume
+sleep 0.3
+RUBY
+RPERF_MODE=wall RPERF_INTERVAL=1 profiled stuck "$RUBY" stuck.rb || fail "stuck.rb"
+"$ANALYZE" requests --json stuck >stuck.json || fail "requests of stuck.rb"
+for name in stuck killed abandoned; do
+    [ "$(field stuck.json "$name" count)" = 1 ] || fail "request '$name' is not counted once: $(cat stuck.json)"
+done
+blocked=$(field stuck.json stuck blocked_ms)
+awk -v b="$blocked" 'BEGIN { exit !(b >= 400) }' || fail "the stuck request's $blocked ms are not blocked"
+
 # a bad threshold: one line naming the variable, the program unchanged
 rc=0; LD_PRELOAD="$PRELOAD" RPERF_SLOW_MS=fast RPERF_SESSION_DIR=bad "$RUBY" -e 'print :ran' >bad.out 2>bad.err || rc=$?
 [ "$rc" = 0 ] && [ "$(cat bad.out)" = ran ] && grep -q 'invalid RPERF_SLOW_MS="fast": expected a number of milliseconds' bad.err \
