@@ -1,7 +1,8 @@
 # tests/bench/soak_server.rb — a server-like program for `scripts/bench
 # soak`: a master that preforks WORKERS processes sharing one loopback
 # listening socket, each serving requests on THREADS threads. Each request
-# does a little CPU work under a request-id label, through code made
+# does a little CPU work as a request of one of 16 endpoints (Rperf.request)
+# under a request-id label, through code made
 # fresh all the time (a block eval'd from a file name never used before;
 # the old ones dropped, and Ruby frees them): every few requests bring a
 # stack the profiler has never seen. (Methods with fresh names would do
@@ -24,6 +25,7 @@ begin
 rescue LoadError
   module Rperf
     def self.label(**) = yield
+    def self.request(_name) = yield
   end
 end
 
@@ -55,9 +57,12 @@ end
 
 def handle(client)
   id = client.gets&.to_i or return
-  Rperf.label(request: id) do
-    reply = Churn.next_handler.call(3000, id % 16)
-    client.write("#{reply}\n")
+  # one request of one of 16 endpoints (rperf-analyze requests)
+  Rperf.request("work/#{id % 16}") do
+    Rperf.label(request: id) do
+      reply = Churn.next_handler.call(3000, id % 16)
+      client.write("#{reply}\n")
+    end
   end
 ensure
   client.close
