@@ -140,6 +140,12 @@ static void write_endpoint(rp_json *j, const rp_profile *p, const rp_endpoint *e
         rp_json_int(j, e->status[c]);
     rp_json_end_array(j);
     rp_json_key(j, RP_KEY_REQ_HISTOGRAM);
+    rp_profile_write_histogram(j, e);
+    rp_json_end_object(j);
+}
+
+void rp_profile_write_histogram(rp_json *j, const rp_endpoint *e)
+{
     rp_json_begin_array(j);
     for (int b = 0; e->hist && b < RP_HIST_BUCKETS; b++) {
         if (!e->hist[b])
@@ -150,7 +156,6 @@ static void write_endpoint(rp_json *j, const rp_profile *p, const rp_endpoint *e
         rp_json_end_array(j);
     }
     rp_json_end_array(j);
-    rp_json_end_object(j);
 }
 
 /* Requests and jobs, when the profile has any (requests.h). */

@@ -14,6 +14,11 @@
  * nothing). Write errors surface at rp_out_close(). */
 int rp_profile_write_json(const rp_profile *p, rp_out *out);
 
+/* An endpoint's latency histogram as the file has it: [[bucket, count],
+ * ...] for the buckets with requests (the viewer's data reuses it). */
+struct rp_json;
+void rp_profile_write_histogram(struct rp_json *j, const rp_endpoint *e);
+
 /* Writes `p` gzip-compressed (zlib level `level`) to `path`, a private
  * file published whole (common/atomic_file.h). Returns 0 or an errno
  * value. */

@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "../../common/json_writer.h"
+#include "../profile_write.h"
 #include "../../common/numfmt.h"
 #include "calltree.h"
 #include "html_sections.h"
@@ -263,16 +264,7 @@ static void write_endpoint(rp_json *j, const rp_profile *p, const rp_endpoint *e
     rp_json_member_int(j, "max_ns", e->max_ns);
     write_split(j, &e->sum);
     rp_json_key(j, "hist");
-    rp_json_begin_array(j);
-    for (int b = 0; e->hist && b < RP_HIST_BUCKETS; b++) {
-        if (!e->hist[b])
-            continue;
-        rp_json_begin_array(j);
-        rp_json_int(j, b);
-        rp_json_int(j, e->hist[b]);
-        rp_json_end_array(j);
-    }
-    rp_json_end_array(j);
+    rp_profile_write_histogram(j, e);
     rp_json_end_object(j);
 }
 

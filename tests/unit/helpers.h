@@ -12,6 +12,7 @@
 
 #include "../../common/out.h"
 #include "../../profile/profile.h"
+#include "../../profile/profile_read.h"
 
 /* Adds to `table` a sample whose frames come from `ap` (see add_sample). */
 static inline void add_sample_v(rp_profile *p, rp_sample_table *table, int64_t weight, uint32_t thread_seq,
@@ -103,6 +104,20 @@ static inline void write_file(const char *path, const void *data, size_t len, bo
         fwrite(data, 1, len, f);
         fclose(f);
     }
+}
+
+/* Reads `json` written to `path` (plain) and expects the reader to refuse
+ * it with an error containing `expect`. */
+static inline void expect_read_error_at(const char *path, const char *json, const char *expect)
+{
+    rp_profile p;
+    char err[RP_READ_ERROR_MAX] = "";
+    write_file(path, json, strlen(json), false);
+    assert_int_equal(rp_profile_init(&p, true), 0);
+    assert_int_equal(rp_profile_read_file(&p, path, err), -1);
+    if (!strstr(err, expect))
+        fail_msg("error \"%s\" does not mention \"%s\" for %s", err, expect, json);
+    rp_profile_free(&p);
 }
 
 /* A scratch directory for one test program: make_tmpdir and remove_tmpdir

@@ -79,15 +79,7 @@ static void test_round_trip(void **state)
 
 static void expect_error(const char *json, const char *expect)
 {
-    rp_profile p;
-    char err[RP_READ_ERROR_MAX] = "";
-    const char *path = tmp_path("bad.json");
-    write_file(path, json, strlen(json), false);
-    assert_int_equal(rp_profile_init(&p, true), 0);
-    assert_int_equal(rp_profile_read_file(&p, path, err), -1);
-    if (!strstr(err, expect))
-        fail_msg("error \"%s\" does not mention \"%s\" for %s", err, expect, json);
-    rp_profile_free(&p);
+    expect_read_error_at(tmp_path("bad.json"), json, expect);
 }
 
 static void test_bad_memory_samples_are_named(void **state)
