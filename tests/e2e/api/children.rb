@@ -18,9 +18,11 @@ def weight_of(data, method)
   data[:aggregated_samples].sum { |frames, w| frames.any? { |_, label| label == method } ? w : 0 }
 end
 
+# The label sets of the samples through `frames_method`, without the VM
+# state's labels (a GC that ran inside the method adds %GC to some).
 def label_of(data, frames_method)
   ids = data[:aggregated_samples].filter_map { |frames, _, _, id| id if frames.any? { |_, l| l == frames_method } }
-  ids.uniq.map { |id| data[:label_sets][id] }
+  ids.uniq.map { |id| data[:label_sets][id].reject { |k, _| %i[%GC %GVL].include?(k.to_sym) } }.uniq
 end
 
 ms = ->(ns) { ns / 1_000_000 }
