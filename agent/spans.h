@@ -13,8 +13,11 @@
  * those at least that slow), until the writer takes them.
  *
  * Contexts: everything here runs on a Ruby thread holding the GVL (the
- * Ruby API's calls, the writer); the GVL and GC hooks only add to the
- * thread's counters.
+ * Ruby API's calls, the writer, the sampler); rp_spans_capture also runs
+ * in the RESUMED hook and inside GC (the GC hooks' captures), where it
+ * only reads the stack and grows C arrays. The GVL and GC hooks add to
+ * the thread's counters. The frames held by open requests are marked (and
+ * so pinned) by their own GC mark function.
  */
 #ifndef RPERF_AGENT_SPANS_H
 #define RPERF_AGENT_SPANS_H
