@@ -155,21 +155,35 @@ static bool add_span(span_set *set, const struct rp_open_span *o, const rp_slow_
     return keep_slow(set, (size_t)(e - set->store.requests.endpoints), s);
 }
 
-/* The samples the span kept, into the tables; labelled RP_LABEL_SPAN=id
- * when `id` (a slow span's), the label sets made once per set. */
-static void flush_samples(const rp_thread *t, struct rp_open_span *o, uint64_t id)
+/* A request's latency class (RP_LABEL_LATENCY): a decade of ms. */
+static const char *latency_class(int64_t wall_ns)
+{
+    static const char *const names[] = {"<1ms", "1-10ms", "10-100ms", "100ms-1s", ">=1s"};
+    int i = 0;
+    for (int64_t bound = 1000000; i < 4 && wall_ns >= bound; bound *= 10)
+        i++;
+    return names[i];
+}
+
+/* The samples the span kept, into the tables. With `wall_ns` (the span
+ * ended) they are labelled with its latency class, and with `id` (a slow
+ * span's) RP_LABEL_SPAN=id too; the label sets made once per set. */
+static void flush_samples(const rp_thread *t, struct rp_open_span *o, int64_t wall_ns, uint64_t id)
 {
     char value[24];
     int len = snprintf(value, sizeof(value), "%llu", (unsigned long long)id);
-    rp_label_change change = {RP_LABEL_SPAN, value, strlen(RP_LABEL_SPAN), (size_t)len};
+    const char *latency = wall_ns ? latency_class(wall_ns) : "";
+    rp_label_change changes[2] = {{RP_LABEL_LATENCY, latency, strlen(RP_LABEL_LATENCY), strlen(latency)},
+                                  {RP_LABEL_SPAN, value, strlen(RP_LABEL_SPAN), (size_t)len}};
+    size_t n = !wall_ns ? 0 : id ? 2 : 1;
     uint32_t from = RP_IDX_NONE, to = 0;
     for (size_t i = 0; i < o->count; i++) {
         const span_sample *s = &o->samples[i];
-        if (id && s->label_set != from) {
+        if (n && s->label_set != from) {
             from = s->label_set;
-            to = rp_labels_merge(from, &change, 1);
+            to = rp_labels_merge(from, changes, n);
         }
-        rp_sample_buf_append(t->thread_seq, id ? to : s->label_set, o->frames + s->frame_offset,
+        rp_sample_buf_append(t->thread_seq, n ? to : s->label_set, o->frames + s->frame_offset,
                              o->lines ? o->lines + s->frame_offset : NULL, s->depth, &s->charge);
     }
     o->count = o->frame_count = 0;
@@ -197,13 +211,14 @@ void rp_spans_end(rp_thread *t, int status)
     for (int r = 0; r < RP_RECORDINGS; r++)
         if (atomic_load_explicit(&rp_recording_get((rp_rec_id)r)->accepting, memory_order_relaxed))
             slow |= add_span(&sets[r], o, &s);
-    flush_samples(t, t->span, slow && !o->spilled ? id : 0);
+    if (!o->spilled)
+        flush_samples(t, t->span, s.split.wall_ns > 0 ? s.split.wall_ns : 1, slow ? id : 0);
 }
 
 /* The samples kept so far go to the tables, and the rest as they come. */
 static void spill(const rp_thread *t, struct rp_open_span *o)
 {
-    flush_samples(t, o, 0);
+    flush_samples(t, o, 0, 0);
     o->spilled = true;
 }
 

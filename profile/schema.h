@@ -105,6 +105,9 @@
 #define RP_LABEL_PID "%pid"
 /* The samples of a slow request kept one by one (requests.h): its id. */
 #define RP_LABEL_SPAN "%span"
+/* The samples of every request: its latency, a decade of ms ("<1ms",
+ * "1-10ms", "10-100ms", "100ms-1s", ">=1s"). */
+#define RP_LABEL_LATENCY "%latency"
 /* The class of an allocated object (allocation and retained samples). */
 #define RP_LABEL_CLASS "%class"
 /* A sample's thread number is no label of its set, but every place that

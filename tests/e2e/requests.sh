@@ -58,6 +58,13 @@ for mode in wall cpu; do
         awk -v s="${sleep_ms:-0}" 'BEGIN { exit !(s >= 45) }' \
             || fail "$mode: the slowest request's own tree lacks its 50 ms Kernel#sleep: $(cat tree.txt)"
         note "$mode: the slowest request's own tree: Kernel#sleep $sleep_ms ms"
+        # every request's samples carry its latency class: the 40 sleeping
+        # /slow requests (50-75 ms) are all of 10-100ms
+        "$ANALYZE" report --tagfocus %latency=^10-100ms$ --top 50 "s-$mode" >latency.txt || fail "--tagfocus %latency"
+        slept=$(awk '/^ Cumulative:/ { c = 1 } c && / Kernel#sleep / { gsub(",", "", $1); print $1; exit }' latency.txt)
+        awk -v s="${slept:-0}" 'BEGIN { exit !(s >= 40 * 50 * 0.9) }' \
+            || fail "$mode: the 10-100ms requests hold ${slept:-no} ms of Kernel#sleep (40 x 50 ms): $(head -20 latency.txt)"
+        note "$mode: %latency=10-100ms holds $slept ms of Kernel#sleep"
     fi
 done
 
