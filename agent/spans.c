@@ -60,6 +60,54 @@ typedef struct span_set {
 } span_set;
 
 static span_set sets[RP_RECORDINGS];
+
+/* Each recording's endpoints since it began (never cleared at a part):
+ * without RPERF_SLOW_MS a request is kept as slow only when it is among
+ * the slowest 1% of its endpoint so far (once it has had SLOW_WARMUP), its
+ * p99 recomputed every SLOW_REFRESH requests. */
+#define SLOW_WARMUP 100
+#define SLOW_REFRESH 64
+typedef struct lifetime {
+    rp_profile store;
+    bool ready;
+    double *p99; /* by endpoint index of store.requests */
+    size_t p99_cap;
+} lifetime;
+
+static lifetime lives[RP_RECORDINGS];
+
+static void reset_lifetime(lifetime *l)
+{
+    if (l->ready)
+        rp_profile_free(&l->store);
+    free(l->p99);
+    memset(l, 0, sizeof(*l));
+    l->ready = rp_profile_init(&l->store, true) == 0;
+}
+
+/* The least a request of `name` must take to be among its endpoint's
+ * slowest 1% so far, after counting this one of `wall_ns` (0: any). */
+static double slow_threshold(lifetime *l, const char *name, size_t len, const rp_span_split *s)
+{
+    if (!l->ready)
+        return 0;
+    uint32_t id = rp_profile_string(&l->store, name, len);
+    rp_endpoint *e = id == RP_IDX_NONE ? NULL : rp_requests_endpoint(&l->store.requests, id);
+    if (!e || rp_endpoint_add(e, s, 0) != 0)
+        return 0;
+    size_t i = (size_t)(e - l->store.requests.endpoints);
+    if (i >= l->p99_cap) {
+        size_t old = l->p99_cap;
+        if (RP_VEC_RESERVE(l->p99, l->p99_cap, i + 1) != 0)
+            return 0;
+        memset(l->p99 + old, 0, (l->p99_cap - old) * sizeof(*l->p99));
+    }
+    if (e->count < SLOW_WARMUP)
+        return 0;
+    if (e->count % SLOW_REFRESH == 0 || l->p99[i] == 0)
+        l->p99[i] = rp_endpoint_quantile(e, 0.99);
+    return l->p99[i];
+}
 static size_t keep = RP_SLOW_KEEP_DEFAULT;
 static uint64_t next_span_id;
 static int64_t slow_ns; /* 0: the K slowest */
@@ -86,6 +134,7 @@ static void reset_set(span_set *s)
 void rp_spans_begin_recording(rp_rec_id id)
 {
     reset_set(&sets[id]);
+    reset_lifetime(&lives[id]);
 }
 
 int rp_spans_begin(rp_thread *t, const char *name, size_t len)
@@ -112,11 +161,12 @@ int rp_spans_begin(rp_thread *t, const char *name, size_t len)
     return 0;
 }
 
-/* Keeps `s` among the K slowest of endpoint `index` of `set`; returns
- * whether it was kept. */
-static bool keep_slow(span_set *set, size_t index, const rp_slow_span *s)
+/* Keeps `s` among the K slowest of endpoint `index` of `set` when it is
+ * slow (RPERF_SLOW_MS, else at least `threshold`); returns whether it was
+ * kept. */
+static bool keep_slow(span_set *set, size_t index, const rp_slow_span *s, double threshold)
 {
-    if (slow_ns && s->split.wall_ns < slow_ns)
+    if (slow_ns ? s->split.wall_ns < slow_ns : (double)s->split.wall_ns < threshold)
         return false;
     size_t need = set->store.requests.count;
     if (need > set->slow_cap) {
@@ -144,15 +194,16 @@ static bool keep_slow(span_set *set, size_t index, const rp_slow_span *s)
 
 /* Adds the span to recording's `set`; returns whether it was kept as
  * slow. */
-static bool add_span(span_set *set, const struct rp_open_span *o, const rp_slow_span *s)
+static bool add_span(span_set *set, lifetime *life, const struct rp_open_span *o, const rp_slow_span *s)
 {
     if (!set->ready)
         return false;
+    double threshold = slow_ns ? 0 : slow_threshold(life, o->name, o->name_len, &s->split);
     uint32_t name = rp_profile_string(&set->store, o->name, o->name_len);
     rp_endpoint *e = name == RP_IDX_NONE ? NULL : rp_requests_endpoint(&set->store.requests, name);
     if (!e || rp_endpoint_add(e, &s->split, (int)s->status) != 0)
         return false;
-    return keep_slow(set, (size_t)(e - set->store.requests.endpoints), s);
+    return keep_slow(set, (size_t)(e - set->store.requests.endpoints), s, threshold);
 }
 
 /* A request's latency class (RP_LABEL_LATENCY): a decade of ms. */
@@ -210,7 +261,7 @@ void rp_spans_end(rp_thread *t, int status)
     s.span_id = (int64_t)id;
     for (int r = 0; r < RP_RECORDINGS; r++)
         if (atomic_load_explicit(&rp_recording_get((rp_rec_id)r)->accepting, memory_order_relaxed))
-            slow |= add_span(&sets[r], o, &s);
+            slow |= add_span(&sets[r], &lives[r], o, &s);
     if (!o->spilled)
         flush_samples(t, t->span, s.split.wall_ns > 0 ? s.split.wall_ns : 1, slow ? id : 0);
 }
@@ -348,8 +399,10 @@ static void forget_samples(rp_thread *t, void *unused)
 
 void rp_spans_after_fork(void)
 {
-    for (int r = 0; r < RP_RECORDINGS; r++)
+    for (int r = 0; r < RP_RECORDINGS; r++) {
         reset_set(&sets[r]);
+        reset_lifetime(&lives[r]);
+    }
     rp_threads_each(forget_samples, NULL); /* the parent's samples are its own */
 }
 

@@ -9,8 +9,10 @@
  * (threads.h: blocked, waiting for the GVL, in GC) — so that a 2 ms
  * request is measured exactly whether or not a sample fell in it; and per
  * recording the endpoints' statistics (profile/requests.h) and the K
- * slowest spans of each endpoint (RPERF_SLOW_KEEP; with RPERF_SLOW_MS only
- * those at least that slow), until the writer takes them.
+ * slowest spans of each endpoint and part (RPERF_SLOW_KEEP) among those
+ * that are slow — at least RPERF_SLOW_MS, or else among the slowest 1% of
+ * their endpoint so far (all of the first 100) — until the writer takes
+ * them.
  *
  * Contexts: everything here runs on a Ruby thread holding the GVL (the
  * Ruby API's calls, the writer, the sampler); rp_spans_capture also runs
