@@ -39,56 +39,20 @@ class Rperf::RackMiddleware
   end
 
   # The request is one of its endpoint's (rperf-analyze requests), with
-  # the response's status, from the call until the server closes the body
-  # (it has written the response then, as the client sees it); the call
-  # runs in an Rperf.profile block.
+  # the response's status, from the call to its return; the call runs in an
+  # Rperf.profile block. The response is the app's, untouched (the gem's
+  # contract: a wrapped body would not be the app's own object).
   def call(env)
-    Body.finish_on(Thread.current) # a body the server never closed
     name = endpoint(env)
     status = nil
     Rperf._request_begin(name)
     begin
       response = Rperf.profile(@label_key => name) { @app.call(env) }
-      status = response[0]
-      response[2] = Body.new(response[2], status)
+      status = response[0] if response.is_a?(Array)
       response
     ensure
-      Rperf._request_end(status.to_i) unless response && response[2].is_a?(Body)
+      Rperf._request_end(status.to_i)
     end
-  end
-
-  # The response body, which ends the request when the server closes it.
-  class Body
-    def self.finish_on(thread)
-      open = thread[:__rperf_open_body]
-      open&.finish
-    end
-
-    def initialize(body, status)
-      @body = body
-      @status = status.to_i
-      @thread = Thread.current
-      @thread[:__rperf_open_body] = self
-    end
-
-    def each(&block) = @body.each(&block)
-
-    def close
-      @body.close if @body.respond_to?(:close)
-    ensure
-      finish
-    end
-
-    # Once, on the thread that began the request.
-    def finish
-      return unless @thread
-      @thread[:__rperf_open_body] = nil if @thread[:__rperf_open_body].equal?(self)
-      Rperf._request_end(@status) if Thread.current == @thread
-      @thread = nil
-    end
-
-    def respond_to_missing?(name, include_private = false) = @body.respond_to?(name, include_private)
-    def method_missing(name, *args, &block) = @body.__send__(name, *args, &block)
   end
 
   private
