@@ -187,21 +187,36 @@ static bool same_key(const void *ctx, uint32_t index)
     return l->c->entries[index].key == l->key;
 }
 
-/* The agent's own label of a table key: the VM state's (rp_sample_key) or
- * the allocated object's class; *user_set receives the thread's labels. */
-static bool own_label(label_composer *c, uint32_t key, uint32_t *user_set, rp_label *own)
+/* A table key: the thread's labels, and what the agent's own label is
+ * made of — the VM state (rp_sample_key), or the allocated object's class
+ * (allocations.h). */
+typedef struct table_key {
+    uint32_t user_set;
+    rp_vm_state state;
+    uint32_t class_id;
+} table_key;
+
+static table_key split_key(const label_composer *c, uint32_t key)
+{
+    table_key k = {0};
+    if (c->alloc_keys)
+        rp_allocs_key_split(key, &k.user_set, &k.class_id);
+    else
+        rp_sample_key_split(key, &k.user_set, &k.state);
+    return k;
+}
+
+/* The agent's own label of a key, if it has one (naming a class may call
+ * Ruby: only once the key is not found composed). */
+static bool own_label(label_composer *c, const table_key *k, rp_label *own)
 {
     if (c->alloc_keys) {
-        uint32_t class_id;
         char name[256];
-        rp_allocs_key_split(key, user_set, &class_id);
         *own = (rp_label){rp_profile_cstring(c->p, RP_LABEL_CLASS),
-                          rp_profile_cstring(c->p, rp_allocs_class_name(class_id, name, sizeof(name)))};
+                          rp_profile_cstring(c->p, rp_allocs_class_name(k->class_id, name, sizeof(name)))};
         return true;
     }
-    rp_vm_state state;
-    rp_sample_key_split(key, user_set, &state);
-    const rp_vm_state_label *vm = &rp_vm_state_labels[state];
+    const rp_vm_state_label *vm = &rp_vm_state_labels[k->state];
     if (vm->key)
         *own = (rp_label){rp_profile_cstring(c->p, vm->key), rp_profile_cstring(c->p, vm->value)};
     return vm->key != NULL;
@@ -210,22 +225,17 @@ static bool own_label(label_composer *c, uint32_t key, uint32_t *user_set, rp_la
 /* The output label set of a table key. */
 static uint32_t label_set_of(label_composer *c, uint32_t key)
 {
-    uint32_t user_set = 0;
+    table_key k = split_key(c, key);
     rp_label own;
-    if (!c->alloc_keys) {
-        rp_vm_state state;
-        rp_sample_key_split(key, &user_set, &state);
-    } else
-        rp_allocs_key_split(key, &user_set, &(uint32_t){0});
-    if (user_set >= c->set_limit) /* a set made after composing began: none is */
+    if (k.user_set >= c->set_limit) /* a set made after composing began: none is */
         return RP_IDX_NONE;
     uint64_t hash = rp_hash_mix64(key);
     key_lookup lookup = {c, key};
     uint32_t found = rp_idxset_find(&c->index, hash, same_key, &lookup);
     if (found != RP_IDX_NONE)
         return c->entries[found].set;
-    bool has_own = own_label(c, key, &user_set, &own);
-    uint32_t set = compose(c, user_set, has_own ? &own : NULL);
+    bool has_own = own_label(c, &k, &own);
+    uint32_t set = compose(c, k.user_set, has_own ? &own : NULL);
     if (set == RP_IDX_NONE || c->count >= RP_IDX_NONE ||
         rp_vec_reserve((void **)&c->entries, &c->capacity, c->count + 1, sizeof(*c->entries)) != 0 ||
         rp_idxset_insert(&c->index, hash, (uint32_t)c->count) != 0)
