@@ -11,7 +11,11 @@
  * How the agent gets control: the `ruby` of an --enable-shared build calls
  * ruby_init() in libruby through the PLT; this library, preloaded, defines
  * ruby_init too, so the call lands here. We call the real one (dlsym
- * RTLD_NEXT), and with the VM now alive, start profiling. The profile is
+ * RTLD_NEXT), and with the VM now alive, start profiling. A `ruby` with
+ * Ruby linked in (built without --enable-shared) calls its own ruby_init;
+ * there the agent starts at the program's first getenv() after it (see
+ * getenv below). Loaded into a running process by rperf attach, it starts
+ * dormant when the first command arrives (remote.c). The profile is
  * written by an end proc registered first (so it runs after every user
  * at_exit handler), or, for exit!, from the interposed _exit().
  *
@@ -86,6 +90,14 @@ static int64_t longest_rotation_ns, total_rotation_ns, total_rotation_cpu_ns, ro
 static atomic_long parts_failing; /* parts lost since the last one written */
 static rb_postponed_job_handle_t restart_job = POSTPONED_JOB_HANDLE_INVALID;
 static rb_postponed_job_handle_t rotate_job = POSTPONED_JOB_HANDLE_INVALID;
+static bool agent_started;  /* start_agent ran (whatever came of it) */
+static bool static_ruby;    /* the program has Ruby linked in (on_load) */
+static bool attached;       /* loaded into a running process (rperf attach) */
+/* A profile begun by rperf attach / rperf ctl start (remote.c): cfg as it
+ * was before it, put back when it ends. */
+static bool remote_profile;
+static rp_config cfg_before_remote;
+static char last_written[RP_PATH_MAX + 64]; /* the file the last profile went to */
 
 /* --- starting ------------------------------------------------------------ */
 
@@ -142,6 +154,8 @@ static void begin_profile(void)
     rp_spans_begin_recording(RP_REC_WHOLE);
     /* stamped once its counters are zero */
     rp_window_begin_empty(&whole, RP_REC_WHOLE);
+    if (remote_profile)
+        rp_window_begin_part(&whole); /* the process's CPU time counts from now */
     whole.profile = ++profile_serial;
     rp_sampler_start_clock(RP_REC_WHOLE);
     if (start_machinery(cfg.timer_signal) != 0) {
@@ -181,7 +195,17 @@ static void ask_for_part(void);
 static void start_agent(void)
 {
     Dl_info self;
-    if (rp_config_load(&cfg) != 0 || (!cfg.dormant && rp_session_open(&session) != 0))
+    agent_started = true;
+    if (rp_config_load(&cfg) != 0)
+        return;
+    if (attached) {
+        /* Nothing of the program's may change: dormant until asked, no
+         * word on its stderr, nothing added to $LOAD_PATH. */
+        cfg.dormant = cfg.quiet = true;
+        cfg.verbose = false;
+        cfg.interval = 0;
+    }
+    if (!cfg.dormant && rp_session_open(&session) != 0)
         return;
     if (!cfg.dormant && dladdr((void *)start_agent, &self) && self.dli_fname)
         rp_child_env_init(session.dir, session.root_pid, cfg.inherit, self.dli_fname);
@@ -200,7 +224,8 @@ static void start_agent(void)
         return;
     }
     rp_spans_init(cfg.slow_keep, cfg.slow_ms, cfg.lines);
-    rp_ruby_lib_install(cfg.verbose);
+    if (!attached)
+        rp_ruby_lib_install(cfg.verbose);
     restart_job = rb_postponed_job_preregister(0, restart_in_fork_child, NULL);
     pthread_atfork(rp_aggregator_before_fork, rp_aggregator_after_fork_parent, on_fork_child);
     rb_set_end_proc(on_ruby_exit, Qnil);
@@ -219,7 +244,6 @@ static void start_agent(void)
 /* Interposes libruby's ruby_init(): main thread, before any Ruby code. */
 __attribute__((visibility("default"))) void ruby_init(void)
 {
-    static bool started;
     void (*real_ruby_init)(void) = (void (*)(void))dlsym(RTLD_NEXT, "ruby_init");
     if (!real_ruby_init) {
         /* Only reachable if something without libruby calls ruby_init:
@@ -228,10 +252,39 @@ __attribute__((visibility("default"))) void ruby_init(void)
         abort();
     }
     real_ruby_init();
-    if (!started) {
-        started = true;
+    if (!agent_started)
         start_agent();
-    }
+}
+
+/* The libc lookup getenv() does, without asking libc: this one is
+ * called before any library is set up, and from every process that
+ * preloads the agent. */
+static char *find_in_environment(const char *name)
+{
+    extern char **environ;
+    if (!name[0] || !environ)
+        return NULL;
+    size_t len = strlen(name);
+    for (char **ep = environ; *ep; ep++)
+        if (strncmp(*ep, name, len) == 0 && (*ep)[len] == '=')
+            return *ep + len + 1;
+    return NULL;
+}
+
+/* Interposes getenv(). A static `ruby` (Ruby linked in, symbols
+ * exported, as Ruby's build makes it without --enable-shared) runs its
+ * own ruby_init, out of our reach; its very next step, the first of
+ * ruby_options(), reads RUBY_FREE_AT_EXIT — on the main thread, GVL held,
+ * the VM up and no Ruby code run yet: where an --enable-shared ruby's
+ * ruby_init returns. Any other call, and any other program, only gets the
+ * variable. */
+__attribute__((visibility("default"))) char *getenv(const char *name)
+{
+    if (static_ruby && !agent_started && name[0] == 'R' &&
+        strcmp(name, "RUBY_FREE_AT_EXIT") == 0 && ruby_native_thread_p && ruby_thread_has_gvl_p &&
+        ruby_native_thread_p() && ruby_thread_has_gvl_p())
+        start_agent();
+    return find_in_environment(name);
 }
 
 /* --- finishing ----------------------------------------------------------- */
@@ -494,6 +547,7 @@ static void end_profile(void)
     rp_aggregator_clear(RP_REC_WHOLE);
     rp_allocs_forget(RP_REC_WHOLE);
     wrote = wrote && save_last(&req, &profile, path, sizeof(path));
+    snprintf(last_written, sizeof(last_written), "%s", wrote ? path : "");
     if (cfg.verbose)
         print_verbose(&profile);
     rp_profile_free(&profile);
@@ -785,13 +839,137 @@ void rp_agent_clear_labels(void)
     rp_threads_each(clear_thread_labels, NULL);
 }
 
+/* --- commands from outside: rperf attach, rperf ctl (remote.h) -------------- */
+
+bool rp_agent_started(void)
+{
+    return agent_started;
+}
+
+int rp_agent_start_attached(void)
+{
+    if (!agent_started) {
+        attached = true;
+        start_agent();
+    }
+    return atomic_load(&state) == AGENT_OFF ? -1 : 0;
+}
+
+bool rp_agent_attached(void)
+{
+    return attached;
+}
+
+const char *rp_agent_status(void)
+{
+    switch (atomic_load(&state)) {
+    case AGENT_ACTIVE:
+        return remote_profile ? "recording" : "recording the whole process";
+    case AGENT_DORMANT:
+        return rp_agent_session_is_open() ? "dormant, a session of the Rperf API recording" : "dormant";
+    default:
+        return "off";
+    }
+}
+
+int rp_agent_remote_start(const rp_remote_start *o, char *why, size_t size)
+{
+    restart_in_fork_child(NULL);
+    int now = atomic_load(&state);
+    if (now == AGENT_ACTIVE) {
+        snprintf(why, size, remote_profile ? "already recording (stop it with: rperf ctl %ld stop)"
+                                           : "this process is profiled from its start already",
+                 (long)getpid());
+        return -1;
+    }
+    if (now != AGENT_DORMANT) {
+        snprintf(why, size, "the agent is off in this process (a bad RPERF_* value, or its profile ended)");
+        return -1;
+    }
+    if (rp_agent_session_is_open()) {
+        snprintf(why, size, "a session of the Rperf API is recording (Rperf.start); it must stop first");
+        return -1;
+    }
+    rp_session chosen;
+    const char *reason = rp_session_use(&chosen, o->dir);
+    if (reason) {
+        snprintf(why, size, "cannot use directory %s: %s", o->dir, reason);
+        return -1;
+    }
+    cfg_before_remote = cfg;
+    session = chosen;
+    cfg.mode = o->mode;
+    cfg.frequency = o->frequency;
+    cfg.alloc_rate = o->alloc_rate;
+    cfg.interval = 0;
+    cfg.defer = false;
+    cfg.quiet = true;
+    cfg.dormant = false;
+    remote_profile = true;
+    begin_profile();
+    if (atomic_load(&state) != AGENT_ACTIVE) {
+        cfg = cfg_before_remote;
+        remote_profile = false;
+        atomic_store(&state, AGENT_DORMANT);
+        snprintf(why, size, "the sampling thread could not start");
+        return -1;
+    }
+    return 0;
+}
+
+int rp_agent_remote_stop(char *path, size_t size, char *why, size_t wsize)
+{
+    if (atomic_load(&state) != AGENT_ACTIVE || getpid() != owner_pid) {
+        snprintf(why, wsize, "not recording");
+        return -1;
+    }
+    end_profile();
+    if (remote_profile)
+        cfg = cfg_before_remote;
+    remote_profile = false;
+    /* The agent stays, dormant, for the next start. */
+    atomic_store(&state, AGENT_DORMANT);
+    if (!last_written[0]) {
+        snprintf(why, wsize, "the profile could not be written (see the agent's log)");
+        return -1;
+    }
+    snprintf(path, size, "%s", last_written);
+    return 0;
+}
+
+int rp_agent_remote_snapshot(const char *dir, char *path, size_t size, char *why, size_t wsize)
+{
+    if (atomic_load(&state) != AGENT_ACTIVE || getpid() != owner_pid) {
+        snprintf(why, wsize, "not recording");
+        return -1;
+    }
+    rp_session into;
+    const char *reason = rp_session_use(&into, dir);
+    if (reason) {
+        snprintf(why, wsize, "cannot use directory %s: %s", dir, reason);
+        return -1;
+    }
+    rp_profile p;
+    int rc = rp_agent_build_window(RP_REC_WHOLE, NULL, &p);
+    if (rc == 0) {
+        rp_write_request req = write_request(&whole);
+        req.session = &into;
+        rc = rp_writer_save(&req, &p, path, size, why, wsize);
+    } else {
+        snprintf(why, wsize, "the profile could not be built (see the agent's log)");
+    }
+    rp_profile_free(&p);
+    return rc;
+}
+
 /* --- load ------------------------------------------------------------------ */
 
 /* Library constructor — runs in every process that preloads the agent,
- * Ruby or not, before main(). It must stay silent and cheap: it takes the
- * session variable out of the environment (child_env.h) and notices a
- * `ruby` that defines ruby_init itself (a static build), whose calls never
- * reach our ruby_init. */
+ * Ruby or not, before main(), and in a process rperf attach loads it into
+ * (on the thread it borrowed, remote.h). It must stay silent and cheap: it
+ * takes the session variable out of the environment (child_env.h) and
+ * notices a `ruby` that defines ruby_init itself (a static build), whose
+ * calls never reach our ruby_init. */
 __attribute__((constructor)) static void on_load(void)
 {
     rp_child_env_adopt();
@@ -800,9 +978,6 @@ __attribute__((constructor)) static void on_load(void)
      * objects the symbols live in rather than the addresses. */
     Dl_info resolved_in, agent_in;
     void *resolved = dlsym(RTLD_DEFAULT, "ruby_init");
-    if (resolved && dladdr(resolved, &resolved_in) && dladdr((void *)on_load, &agent_in) &&
-        resolved_in.dli_fbase != agent_in.dli_fbase)
-        rp_log("this program has Ruby linked in statically (a ruby built without "
-               "--enable-shared); rperf can only profile a ruby that uses libruby.so. "
-               "Running without profiling.");
+    static_ruby = resolved && dladdr(resolved, &resolved_in) && dladdr((void *)on_load, &agent_in) &&
+                  resolved_in.dli_fbase != agent_in.dli_fbase;
 }

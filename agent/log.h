@@ -10,4 +10,9 @@
 
 void rp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* From now on lines go to `fd` (an agent loaded by rperf attach writes
+ * them where rperf reads them, never onto the program's stderr); -1:
+ * stderr again. The previous file is closed. */
+void rp_log_redirect(int fd);
+
 #endif

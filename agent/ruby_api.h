@@ -60,6 +60,7 @@
 #pragma weak ruby_native_thread_p
 #pragma weak ruby_version
 #pragma weak ruby_api_version
+#pragma weak rb_cObject
 
 /* Exported by libruby for its objspace extension, declared in no public
  * header: an object's memory, and whether the last marking found it dead

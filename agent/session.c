@@ -88,6 +88,20 @@ int rp_session_open(rp_session *s)
     return 0;
 }
 
+const char *rp_session_use(rp_session *s, const char *dir)
+{
+    const char *reason = unsafe_reason(dir);
+    if (reason)
+        return reason;
+    memset(s, 0, sizeof(*s));
+    if (!realpath(dir, s->dir))
+        return strerror(errno);
+    snprintf(s->display, sizeof(s->display), "%s", s->dir);
+    s->is_root = true;
+    s->root_pid = (long)getpid();
+    return NULL;
+}
+
 const char *rp_session_unsafe(const rp_session *s)
 {
     return unsafe_reason(s->dir);

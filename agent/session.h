@@ -28,6 +28,11 @@ typedef struct rp_session {
  * after one line on stderr naming the problem. */
 int rp_session_open(rp_session *s);
 
+/* GVL held: the session is directory `dir`, which rperf attach or rperf
+ * ctl created for this process (remote.h); this process is its root.
+ * Returns NULL, or why the directory cannot be used. */
+const char *rp_session_use(rp_session *s, const char *dir);
+
 /* NULL while the directory is still safe to write to, else why not. */
 const char *rp_session_unsafe(const rp_session *s);
 

@@ -1,0 +1,53 @@
+/*
+ * attach/proc_target.h — another process, as /proc shows it.
+ *
+ * Owns: what rperf-attach learns about its target before touching it —
+ * whether it exists, whose it is, whether something traces it already,
+ * the files it has mapped and where, its threads' system calls — and
+ * reading its memory (allowed only to a user who may trace it).
+ */
+#ifndef RPERF_ATTACH_PROC_TARGET_H
+#define RPERF_ATTACH_PROC_TARGET_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct rp_target {
+    pid_t pid;
+    char name[64]; /* its command name (comm) */
+    uid_t uid;     /* real user id */
+    pid_t tracer;  /* who traces it already, or 0 */
+} rp_target;
+
+/* Reads /proc/PID/status. False when there is no such process. */
+bool rp_target_read(pid_t pid, rp_target *t);
+
+/* A file mapped into the target: where its first mapping starts. */
+typedef struct rp_mapped {
+    uint64_t start;
+    unsigned long inode;
+    char path[PATH_MAX];
+} rp_mapped;
+
+/* The first file mapped whose path ends with "/" + `name` (or, with
+ * `prefix`, whose last component starts with `name`) into *out. */
+bool rp_target_find_mapped(pid_t pid, const char *name, bool prefix, rp_mapped *out);
+
+/* The first file mapped with this inode and file name (the same file as
+ * one this process maps). */
+bool rp_target_find_same_file(pid_t pid, const char *path, unsigned long inode, rp_mapped *out);
+
+/* The mapping holding `addr`: its lowest address into *low. */
+bool rp_target_mapping_of(pid_t pid, uint64_t addr, uint64_t *low);
+
+/* Reads `n` bytes of the target's memory at `addr`. False with errno. */
+bool rp_target_read_memory(pid_t pid, uint64_t addr, void *buf, size_t n);
+
+/* The target's threads other than its main one that are waiting in
+ * epoll_wait now (Ruby's timer thread), in thread-id order; their count. */
+int rp_target_epoll_threads(pid_t pid, pid_t *tids, int max);
+
+#endif
