@@ -503,15 +503,26 @@ static void close_session_at_end(void)
     rp_allocs_forget(RP_REC_SESSION);
 }
 
+static void end_whole_profile(bool at_end);
+
 /* GVL held, on the thread that ends the process: stops sampling and writes
  * this process's profile, once. */
 static void end_profile(void)
+{
+    end_whole_profile(true);
+}
+
+/* GVL held: stops sampling and writes the whole-process profile. At the
+ * end of the process (or of its image), a session the program did not
+ * stop ends too; otherwise (rperf ctl stop) it goes on. */
+static void end_whole_profile(bool at_end)
 {
     if (getpid() != owner_pid && atomic_load(&state) != AGENT_DORMANT)
         return;
     int expected = AGENT_ACTIVE;
     bool profiled = atomic_compare_exchange_strong(&state, &expected, AGENT_OFF);
-    close_session_at_end();
+    if (at_end)
+        close_session_at_end();
     if (!profiled) {
         /* dormant: only a session's machinery to stop */
         stop_machinery_if_idle();
@@ -923,7 +934,7 @@ int rp_agent_remote_stop(char *path, size_t size, char *why, size_t wsize)
         snprintf(why, wsize, "not recording");
         return -1;
     }
-    end_profile();
+    end_whole_profile(false);
     if (remote_profile)
         cfg = cfg_before_remote;
     remote_profile = false;

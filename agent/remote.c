@@ -8,6 +8,7 @@
  * thread of the main Ractor, GVL held.
  */
 #include "remote.h"
+#include "remote_command.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,24 +35,7 @@ static char slot[RP_REMOTE_MAX];
 static _Atomic int64_t slot_expires_ns;
 static _Atomic rb_postponed_job_handle_t job = POSTPONED_JOB_HANDLE_INVALID;
 
-typedef struct request {
-    char verb[16];
-    const char *dir, *reply, *mode;
-    long frequency, alloc;
-    int64_t expires_ns;
-} request;
-
 static void run_command(void *unused);
-
-/* The value of `key=` among the command's lines, or NULL. */
-static const char *find_value(char *command, const char *key)
-{
-    size_t len = strlen(key);
-    for (char *line = command; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
-        if (strncmp(line, key, len) == 0 && line[len] == '=')
-            return line + len + 1;
-    return NULL;
-}
 
 static int64_t expiry_of(const char *command)
 {
@@ -100,46 +84,6 @@ __attribute__((visibility("default"))) int rperf_remote(const char *command)
 
 /* --- the job --------------------------------------------------------------- */
 
-/* Splits `command` (changed in place) into the request; false with why[]. */
-static bool parse(char *command, request *r, char *why, size_t size)
-{
-    memset(r, 0, sizeof(*r));
-    r->reply = find_value(command, "reply");
-    r->dir = find_value(command, "dir");
-    r->mode = find_value(command, "mode");
-    const char *freq = find_value(command, "frequency"), *alloc = find_value(command, "alloc");
-    const char *expires = find_value(command, "expires");
-    size_t verb_len = strcspn(command, "\n");
-    if (verb_len < sizeof(r->verb))
-        memcpy(r->verb, command, verb_len);
-    for (char *nl = strchr(command, '\n'); nl; nl = strchr(nl + 1, '\n'))
-        *nl = '\0'; /* each value ends at its line's end */
-    r->frequency = freq ? strtol(freq, NULL, 10) : RP_FREQUENCY_DEFAULT;
-    r->alloc = alloc ? strtol(alloc, NULL, 10) : 0;
-    r->expires_ns = expires ? strtoll(expires, NULL, 10) : 0;
-    if (!r->reply || r->reply[0] != '/') {
-        snprintf(why, size, "no reply file");
-        return false;
-    }
-    if (strcmp(r->verb, "start") == 0) {
-        if (!r->dir || !r->mode || (strcmp(r->mode, "cpu") != 0 && strcmp(r->mode, "wall") != 0) ||
-            r->frequency < RP_FREQUENCY_MIN || r->frequency > RP_FREQUENCY_MAX || r->alloc < 0 ||
-            r->alloc > RP_ALLOC_RATE_MAX) {
-            snprintf(why, size, "malformed start command");
-            return false;
-        }
-    } else if (strcmp(r->verb, "snapshot") == 0) {
-        if (!r->dir) {
-            snprintf(why, size, "malformed snapshot command");
-            return false;
-        }
-    } else if (strcmp(r->verb, "stop") != 0 && strcmp(r->verb, "status") != 0) {
-        snprintf(why, size, "unknown command '%s'", r->verb);
-        return false;
-    }
-    return true;
-}
-
 /* An attached agent's messages go to DIR/agent.log, for rperf to show. */
 static void log_into(const char *dir)
 {
@@ -153,7 +97,7 @@ static void log_into(const char *dir)
 }
 
 /* Runs the request; answer[] gets what follows "ok " or "error ". */
-static bool execute(const request *r, char *answer, size_t size)
+static bool execute(const rp_remote_request *r, char *answer, size_t size)
 {
     char path[RP_PATH_MAX + 64];
     if (rp_agent_start_attached() != 0) {
@@ -207,9 +151,9 @@ static void run_command(void *unused)
     memcpy(command, slot, sizeof(command));
     atomic_store(&slot_state, SLOT_FREE);
 
-    request r;
+    rp_remote_request r;
     char answer[RP_PATH_MAX + 256];
-    bool ok = parse(command, &r, answer, sizeof(answer));
+    bool ok = rp_remote_parse(command, &r, answer, sizeof(answer));
     if (!r.reply || r.reply[0] != '/')
         return; /* nowhere to answer: nobody could be told */
     if (r.expires_ns && rp_monotonic_ns() > r.expires_ns)

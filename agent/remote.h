@@ -7,7 +7,8 @@
  * command over to a postponed job, which runs it with the GVL; the
  * command's grammar; the reply file rperf waits for.
  *
- * A command is lines of text: a verb, then key=value lines.
+ * A command is lines of text: a verb, then key=value lines
+ * (remote_command.h parses them).
  *
  *   start      dir=D mode=cpu|wall frequency=HZ [alloc=N]
  *   stop       (the profile is written into the start's D)

@@ -139,14 +139,19 @@ static bool is_epoll_wait(long nr)
 }
 
 /* Step 2: the timer thread, stopped inside epoll_wait (it wakes up now
- * and then, so a few tries may be needed). */
+ * and then, and Ruby makes a new one after each fork: a few tries may be
+ * needed, for a second at most). */
 static rp_borrowed *borrow_timer_thread(const rp_target *t, int *status)
 {
     char why[WHY_SIZE] = "";
-    for (int attempt = 0; attempt < 100; attempt++) {
+    for (int attempt = 0; attempt < 500; attempt++) {
         pid_t tids[8];
         int n = rp_target_epoll_threads(t->pid, tids, 8);
         for (int i = 0; i < n; i++) {
+            if (!rp_target_thread_takes_segv(t->pid, tids[i])) {
+                snprintf(why, sizeof(why), "its timer thread blocks or ignores SIGSEGV");
+                continue;
+            }
             rp_borrowed *b = rp_borrow(t->pid, tids[i], is_epoll_wait, why, sizeof(why));
             if (b)
                 return b;

@@ -7,31 +7,53 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-bool rp_target_read(pid_t pid, rp_target *t)
+/* Reads one status file into *t (its tracer only when t has none yet). */
+static bool read_status(const char *path, rp_target *t, bool whole)
 {
-    char path[64], line[256];
-    snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+    char line[256];
     FILE *f = fopen(path, "re");
     if (!f)
         return false;
-    memset(t, 0, sizeof(*t));
-    t->pid = pid;
     while (fgets(line, sizeof(line), f)) {
         unsigned long v;
-        if (sscanf(line, "Name:\t%63[^\n]", t->name) == 1)
+        if (whole && sscanf(line, "Name:\t%63[^\n]", t->name) == 1)
             continue;
-        if (sscanf(line, "Uid:\t%lu", &v) == 1)
+        if (whole && sscanf(line, "Uid:\t%lu", &v) == 1)
             t->uid = (uid_t)v;
-        else if (sscanf(line, "TracerPid:\t%lu", &v) == 1)
+        else if (sscanf(line, "TracerPid:\t%lu", &v) == 1 && !t->tracer)
             t->tracer = (pid_t)v;
     }
     fclose(f);
+    return true;
+}
+
+bool rp_target_read(pid_t pid, rp_target *t)
+{
+    char path[96];
+    memset(t, 0, sizeof(*t));
+    t->pid = pid;
+    snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+    if (!read_status(path, t, true))
+        return false;
+    /* A tracer holds threads, not processes: any thread's counts. */
+    snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    while (d && !t->tracer && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "/proc/%ld/task/%.20s/status", (long)pid, e->d_name);
+        read_status(path, t, false);
+    }
+    if (d)
+        closedir(d);
     return true;
 }
 
@@ -143,6 +165,25 @@ bool rp_target_read_memory(pid_t pid, uint64_t addr, void *buf, size_t n)
     close(fd);
     errno = got < 0 ? err : EIO;
     return got == (ssize_t)n;
+}
+
+bool rp_target_thread_takes_segv(pid_t pid, pid_t tid)
+{
+    char path[96], line[256];
+    snprintf(path, sizeof(path), "/proc/%ld/task/%ld/status", (long)pid, (long)tid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    unsigned long long blocked = ~0ULL, ignored = ~0ULL, mask;
+    while (fgets(line, sizeof(line), f)) {
+        if (sscanf(line, "SigBlk:\t%llx", &mask) == 1)
+            blocked = mask;
+        else if (sscanf(line, "SigIgn:\t%llx", &mask) == 1)
+            ignored = mask;
+    }
+    fclose(f);
+    unsigned long long segv = 1ULL << (SIGSEGV - 1);
+    return !(blocked & segv) && !(ignored & segv);
 }
 
 /* Whether thread `tid` of `pid` is in one of the epoll_wait calls now. */

@@ -19,7 +19,7 @@ typedef struct rp_target {
     pid_t pid;
     char name[64]; /* its command name (comm) */
     uid_t uid;     /* real user id */
-    pid_t tracer;  /* who traces it already, or 0 */
+    pid_t tracer;  /* who traces one of its threads already, or 0 */
 } rp_target;
 
 /* Reads /proc/PID/status. False when there is no such process. */
@@ -45,6 +45,11 @@ bool rp_target_mapping_of(pid_t pid, uint64_t addr, uint64_t *low);
 
 /* Reads `n` bytes of the target's memory at `addr`. False with errno. */
 bool rp_target_read_memory(pid_t pid, uint64_t addr, void *buf, size_t n);
+
+/* Whether SIGSEGV reaches thread `tid` as it is (neither blocked in
+ * it nor ignored by the process): a fault there then leaves the
+ * program's handler alone (remote_call.h). */
+bool rp_target_thread_takes_segv(pid_t pid, pid_t tid);
 
 /* The target's threads other than its main one that are waiting in
  * epoll_wait now (Ruby's timer thread), in thread-id order; their count. */

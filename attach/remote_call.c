@@ -9,9 +9,17 @@
  * and orig_rax set to -1, so the kernel does not treat the registers as
  * an interrupted system call to restart. The function returns to address
  * 0, the fault stops the thread again (the tracer sees the SIGSEGV before
- * any handler), we read rax and put the saved registers back: with them,
- * the kernel restarts the interrupted system call, exactly as after a
- * signal that ran no handler, and the signal is never delivered.
+ * any handler), we read rax and put the saved registers back, and the
+ * signal is never delivered. With its registers back the thread returns
+ * from its system call as after any stop (SIGSTOP, gdb): restarted where
+ * the kernel restarts that call, EINTR where it does not — epoll_wait,
+ * which Ruby's timer thread retries (thread_pthread_mn.c).
+ *
+ * The fault must reach the tracer without touching the program's
+ * handler: the kernel resets the handler of a fault signal that is
+ * blocked or ignored to SIG_DFL when it forces it. The caller borrows
+ * only a thread that neither blocks nor ignores SIGSEGV
+ * (rp_target_thread_takes_segv).
  */
 #include "remote_call.h"
 

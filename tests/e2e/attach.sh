@@ -6,6 +6,8 @@
 RPERF="$RPERF_TEST_SRC/scripts/rperf"
 export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ANALYZE=$ANALYZE RPERF_ATTACH=$RPERF_TEST_ATTACH
 [ -z "${RPERF_TEST_PRELOAD_FIRST:-}" ] || { echo "# an agent built with the sanitizers cannot be loaded into a running ruby"; exit 77; }
+# A failed check leaves no target behind (they run until `stop` appears).
+trap 'touch "$WORK/stop"; kill $(jobs -p) 2>/dev/null || true; wait || true; rm -rf "$WORK"' EXIT
 
 # The target: alpha burns 30 ms of CPU, beta 10 ms (shares 75/25), nap
 # sleeps 10 ms; "tick N" every round until the file `stop` appears.
@@ -78,7 +80,7 @@ duration=$(check field cpu.json.gz duration_ns)
 blocked=$(check labeled wall.json.gz Object#nap %GVL=blocked)
 nap=$(check weight wall.json.gz Object#nap)
 note "wall: nap ${nap} ns, of it %GVL=blocked ${blocked} ns"
-[ "$blocked" -gt 200000000 ] || fail "sleep shows only ${blocked} ns as %GVL=blocked"
+[ "$blocked" -gt 100000000 ] || fail "sleep shows only ${blocked} ns as %GVL=blocked"
 at_least "$blocked" "$(awk -v n="$nap" 'BEGIN { print n * 0.9 }')" || fail "nap is not mostly %GVL=blocked"
 
 "$RPERF" attach -o detached.json.gz "$TARGET" 2>attach3.err &
@@ -117,7 +119,7 @@ start_target threads "$RUBY" threads.rb
 for m in Object#worker_a Object#worker_b; do
     w=$(check weight threads.json.gz "$m")
     note "threads: $m ${w} ns"
-    [ "$w" -gt 300000000 ] || fail "threads: $m got only ${w} ns"
+    [ "$w" -gt 100000000 ] || fail "threads: $m got only ${w} ns"
 done
 [ "$(check field threads.json.gz detected_thread_count)" -ge 2 ] || fail "threads: fewer than 2 threads seen"
 finish_target threads
@@ -176,6 +178,11 @@ expect_refusal() {
 sleep 30 &
 other=$!
 expect_refusal "not Ruby" "is not a Ruby process" "$RPERF" attach -d 1 "$other"
+kill "$other"
+"$RPERF_TEST_FAKE_OLD_RUBY" >old.out &
+other=$!
+for _ in $(seq 100); do [ -s old.out ] && break; sleep 0.05; done
+expect_refusal "another Ruby" "runs Ruby 3.3; this agent is built for Ruby 3.4" "$RPERF" attach -d 1 "$other"
 kill "$other"
 expect_refusal "no such process" "no process 999999999" "$RPERF" attach -d 1 999999999
 start_target refused "$RUBY" target.rb
