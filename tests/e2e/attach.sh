@@ -64,8 +64,17 @@ share_of_alpha() {
     awk -v a="$a" -v b="$b" 'BEGIN { printf "%.1f", 100 * a / (a + b) }'
 }
 
+# The signal dispositions of every thread (caught, ignored, blocked).
+signals_of() {
+    local t
+    for t in /proc/"$1"/task/*; do
+        echo "$(basename "$t") $(grep -E '^Sig(Cgt|Ign|Blk):' "$t/status" | tr '\n' ' ')"
+    done | sort
+}
+
 # --- attach twice (cpu, then wall), a detach mid-run, status ----------------
 start_target plain "$RUBY" target.rb
+signals_of "$TARGET" >signals.before
 "$RPERF" attach -v --duration 2 -o cpu.json.gz "$TARGET" 2>attach1.err || fail "attach: $(cat attach1.err)"
 cat attach1.err
 grep -q "timer thread was stopped for" attach1.err || fail "attach -v did not say how long the thread stopped"
@@ -95,6 +104,10 @@ note "detached after ~1 s: duration ${duration} ns"
 status=$("$RPERF" ctl "$TARGET" status)
 [ "$status" = "process $TARGET: dormant" ] || fail "status after detach: $status"
 grep -c librperf-agent.so "/proc/$TARGET/maps" >/dev/null || fail "the agent is not loaded"
+# The agent's thread is gone with the recording; the program's threads
+# catch, ignore and block the signals they did.
+signals_of "$TARGET" >signals.after
+diff signals.before signals.after || fail "the target's threads or signal dispositions changed"
 finish_target plain
 
 # --- threads -------------------------------------------------------------------
@@ -206,3 +219,11 @@ expect_refusal "already traced" "is being traced already" "$RPERF" attach -d 1 "
 wait "$tracer" || true
 grep -q librperf-agent.so "/proc/$TARGET/maps" && fail "a refused attach loaded the agent"
 finish_target refused
+
+# A process that exits while the attach waits for its first safepoint
+# (its only thread blocked in IO.select, so the job cannot run yet).
+"$RUBY" -e 'puts "ready"; $stdout.flush; r, _w = IO.pipe; IO.select([r])' >blocked.out &
+blocked=$!
+for _ in $(seq 100); do [ -s blocked.out ] && break; sleep 0.05; done
+( sleep 1; kill -9 "$blocked" ) &
+expect_refusal "exits during attach" "exited before it answered" "$RPERF" attach -d 1 "$blocked"
