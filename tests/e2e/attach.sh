@@ -90,7 +90,7 @@ blocked=$(check labeled wall.json.gz Object#nap %GVL=blocked)
 nap=$(check weight wall.json.gz Object#nap)
 note "wall: nap ${nap} ns, of it %GVL=blocked ${blocked} ns"
 [ "$blocked" -gt 100000000 ] || fail "sleep shows only ${blocked} ns as %GVL=blocked"
-at_least "$blocked" "$(awk -v n="$nap" 'BEGIN { print n * 0.9 }')" || fail "nap is not mostly %GVL=blocked"
+at_least "$blocked" "$(awk -v n="$nap" 'BEGIN { print n * 0.8 }')" || fail "nap is not mostly (80%) %GVL=blocked"
 
 "$RPERF" attach -o detached.json.gz "$TARGET" 2>attach3.err &
 attacher=$!
@@ -101,6 +101,12 @@ wait "$attacher" || fail "attach ended by detach: $(cat attach3.err)"
 duration=$(check field detached.json.gz duration_ns)
 note "detached after ~1 s: duration ${duration} ns"
 [ "$duration" -ge 800000000 ] && [ "$duration" -le 2500000000 ] || fail "detached profile covers $duration ns"
+# Ctrl-C ends the recording and writes it.
+timeout --preserve-status -s INT 1.5 "$RPERF" attach -o interrupted.json.gz "$TARGET" 2>attach_int.err ||
+    fail "attach ended by SIGINT: $(cat attach_int.err)"
+duration=$(check field interrupted.json.gz duration_ns)
+note "interrupted after ~1.5 s: duration ${duration} ns"
+[ "$duration" -ge 800000000 ] && [ "$duration" -le 2500000000 ] || fail "interrupted profile covers $duration ns"
 status=$("$RPERF" ctl "$TARGET" status)
 [ "$status" = "process $TARGET: dormant" ] || fail "status after detach: $status"
 grep -c librperf-agent.so "/proc/$TARGET/maps" >/dev/null || fail "the agent is not loaded"
