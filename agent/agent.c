@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -97,6 +98,11 @@ static bool attached;       /* loaded into a running process (rperf attach) */
  * was before it, put back when it ends. */
 static bool remote_profile;
 static rp_config cfg_before_remote;
+/* Its safety net, should rperf die or forget it: it ends when the rperf
+ * process that started it is gone, or after its time limit. */
+static pid_t remote_watch_pid;
+static int64_t remote_until_ns;
+static rb_postponed_job_handle_t remote_end_job = POSTPONED_JOB_HANDLE_INVALID;
 static char last_written[RP_PATH_MAX + 64]; /* the file the last profile went to */
 
 /* --- starting ------------------------------------------------------------ */
@@ -191,6 +197,7 @@ static void on_fork_child(void);
 static void restart_in_fork_child(void *unused);
 static void write_part(void *unused);
 static void ask_for_part(void);
+static void set_worker_rotation(void);
 
 static void start_agent(void)
 {
@@ -234,10 +241,9 @@ static void start_agent(void)
         atomic_store(&state, AGENT_DORMANT);
         return;
     }
-    if (cfg.interval) {
+    if (cfg.interval)
         rotate_job = rb_postponed_job_preregister(0, write_part, NULL);
-        rp_worker_set_rotation(cfg.interval * 1000000000LL, ask_for_part);
-    }
+    set_worker_rotation();
     begin_profile();
 }
 
@@ -857,6 +863,46 @@ bool rp_agent_started(void)
     return agent_started;
 }
 
+/* Worker thread, once a second while a remote profile runs (the slot of
+ * RPERF_INTERVAL's parts, which a remote profile does not use).
+ * Async-signal-safe: kill(2) and a postponed-job trigger. */
+static void check_remote_profile(void)
+{
+    bool gone = remote_watch_pid && kill(remote_watch_pid, 0) != 0 && errno == ESRCH;
+    bool late = remote_until_ns && rp_monotonic_ns() > remote_until_ns;
+    if (gone || late) {
+        rb_postponed_job_trigger(remote_end_job);
+        rp_gvl_holder_interrupt();
+    }
+}
+
+/* The worker's periodic call as the whole profile wants it: parts with
+ * RPERF_INTERVAL, the safety net of a remote profile, or none. */
+static void set_worker_rotation(void)
+{
+    if (remote_profile)
+        rp_worker_set_rotation(1000000000LL, check_remote_profile);
+    else if (!cfg.dormant && cfg.interval)
+        rp_worker_set_rotation(cfg.interval * 1000000000LL, ask_for_part);
+    else
+        rp_worker_set_rotation(0, NULL);
+}
+
+/* Postponed job — a Ruby thread, GVL held: the rperf that started the
+ * remote profile is gone, or its time is up; it ends and is written, and
+ * the agent's log says where. */
+static void end_remote_profile(void *unused)
+{
+    (void)unused;
+    if (!remote_profile || atomic_load(&state) != AGENT_ACTIVE || getpid() != owner_pid)
+        return;
+    bool gone = remote_watch_pid && kill(remote_watch_pid, 0) != 0 && errno == ESRCH;
+    char path[RP_PATH_MAX + 64], why[RP_PATH_MAX + 256];
+    if (rp_agent_remote_stop(path, sizeof(path), why, sizeof(why)) == 0)
+        rp_log("the recording ended: %s; its profile is %s",
+               gone ? "the rperf that started it is gone" : "its time limit passed", path);
+}
+
 int rp_agent_start_attached(void)
 {
     if (!agent_started) {
@@ -917,10 +963,16 @@ int rp_agent_remote_start(const rp_remote_start *o, char *why, size_t size)
     cfg.quiet = true;
     cfg.dormant = false;
     remote_profile = true;
+    remote_watch_pid = o->watch_pid;
+    remote_until_ns = o->limit_s > 0 ? rp_monotonic_ns() + o->limit_s * 1000000000LL : 0;
+    if (remote_end_job == POSTPONED_JOB_HANDLE_INVALID)
+        remote_end_job = rb_postponed_job_preregister(0, end_remote_profile, NULL);
+    set_worker_rotation();
     begin_profile();
     if (atomic_load(&state) != AGENT_ACTIVE) {
         cfg = cfg_before_remote;
         remote_profile = false;
+        set_worker_rotation();
         atomic_store(&state, AGENT_DORMANT);
         snprintf(why, size, "the sampling thread could not start");
         return -1;
@@ -938,6 +990,7 @@ int rp_agent_remote_stop(char *path, size_t size, char *why, size_t wsize)
     if (remote_profile)
         cfg = cfg_before_remote;
     remote_profile = false;
+    set_worker_rotation();
     /* The agent stays, dormant, for the next start. */
     atomic_store(&state, AGENT_DORMANT);
     if (!last_written[0]) {

@@ -9,6 +9,7 @@
 #define RPERF_AGENT_AGENT_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "../profile/profile.h"
 #include "config.h"
@@ -81,6 +82,8 @@ typedef struct rp_remote_start {
     rp_mode mode;
     int frequency;
     long alloc_rate;
+    pid_t watch_pid; /* the profile ends when this process is gone (0: none) */
+    long limit_s;    /* ... or after this many seconds (0: none) */
 } rp_remote_start;
 
 /* A whole-process profile begins now, into o->dir: fork children follow

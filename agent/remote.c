@@ -111,7 +111,8 @@ static bool execute(const rp_remote_request *r, char *answer, size_t size)
     if (strcmp(r->verb, "start") == 0) {
         log_into(r->dir);
         rp_remote_start o = {.dir = r->dir, .mode = strcmp(r->mode, "wall") == 0 ? RP_MODE_WALL : RP_MODE_CPU,
-                             .frequency = (int)r->frequency, .alloc_rate = r->alloc};
+                             .frequency = (int)r->frequency, .alloc_rate = r->alloc,
+                             .watch_pid = (pid_t)r->watch, .limit_s = r->limit_s};
         if (rp_agent_remote_start(&o, answer, size) != 0)
             return false;
         snprintf(answer, size, "recording process %ld", (long)getpid());

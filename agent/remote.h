@@ -10,7 +10,9 @@
  * A command is lines of text: a verb, then key=value lines
  * (remote_command.h parses them).
  *
- *   start      dir=D mode=cpu|wall frequency=HZ [alloc=N]
+ *   start      dir=D mode=cpu|wall frequency=HZ [alloc=N] [watch=PID]
+ *              [limit_s=S] (it ends by itself, written into D, once
+ *              process PID is gone or after S seconds)
  *   stop       (the profile is written into the start's D)
  *   snapshot   dir=D (the profile so far, written into D)
  *   status

@@ -45,6 +45,7 @@ bool rp_remote_parse(char *command, rp_remote_request *r, char *why, size_t size
     const char *reply = find_value(command, "reply"), *dir = find_value(command, "dir");
     const char *mode = find_value(command, "mode"), *freq = find_value(command, "frequency");
     const char *alloc = find_value(command, "alloc"), *expires = find_value(command, "expires");
+    const char *watch = find_value(command, "watch"), *limit = find_value(command, "limit_s");
     size_t verb_len = strcspn(command, "\n");
     if (verb_len < sizeof(r->verb))
         memcpy(r->verb, command, verb_len);
@@ -68,6 +69,10 @@ bool rp_remote_parse(char *command, rp_remote_request *r, char *why, size_t size
             return refuse(why, size, "start: frequency= must be 1..10000");
         if (!number(alloc, 0, 0, RP_ALLOC_RATE_MAX, &r->alloc))
             return refuse(why, size, "start: alloc= must be 0..100000000");
+        if (!number(watch, 0, 0, 4194304, &r->watch))
+            return refuse(why, size, "start: watch= must be a process id");
+        if (!number(limit, 0, 0, 31536000, &r->limit_s))
+            return refuse(why, size, "start: limit_s= must be 0..31536000 seconds");
         return true;
     }
     if (strcmp(r->verb, "snapshot") == 0) {

@@ -19,6 +19,8 @@ typedef struct rp_remote_request {
     const char *mode;       /* start: "cpu" or "wall" */
     long frequency;         /* start: Hz (default RP_FREQUENCY_DEFAULT) */
     long alloc;             /* start: one allocation in N sampled, 0: none */
+    long watch;             /* start: the pid of the rperf that waits, 0: none */
+    long limit_s;           /* start: seconds the recording may last, 0: no limit */
     int64_t expires_ns;     /* CLOCK_MONOTONIC; 0: never */
 } rp_remote_request;
 

@@ -109,6 +109,25 @@ note "interrupted after ~1.5 s: duration ${duration} ns"
 [ "$duration" -ge 800000000 ] && [ "$duration" -le 2500000000 ] || fail "interrupted profile covers $duration ns"
 status=$("$RPERF" ctl "$TARGET" status)
 [ "$status" = "process $TARGET: dormant" ] || fail "status after detach: $status"
+
+# An rperf attach killed outright: the agent ends the recording by itself
+# within about a second, writes it into the session directory and says
+# where in its log there.
+mkdir -p "$WORK/tmp"
+TMPDIR="$WORK/tmp" "$RPERF" attach -o never.json.gz "$TARGET" 2>attach_killed.err &
+attacher=$!
+for _ in $(seq 100); do grep -q "recording process" attach_killed.err && break; sleep 0.05; done
+kill -9 "$attacher"
+wait "$attacher" 2>/dev/null || true
+for _ in $(seq 60); do
+    [ "$("$RPERF" ctl "$TARGET" status)" = "process $TARGET: dormant" ] && break
+    sleep 0.1
+done
+[ "$("$RPERF" ctl "$TARGET" status)" = "process $TARGET: dormant" ] || fail "the recording went on after its rperf was killed"
+orphan=$(ls -d "$WORK"/tmp/rperf-attach.*/ | head -n 1)
+grep -q "the rperf that started it is gone" "$orphan/agent.log" || fail "agent.log: $(cat "$orphan/agent.log" 2>&1)"
+ls "$orphan"/profile-"$TARGET"-*.json.gz >/dev/null || fail "no profile left in $orphan"
+note "rperf killed: $(cat "$orphan/agent.log")"
 grep -c librperf-agent.so "/proc/$TARGET/maps" >/dev/null || fail "the agent is not loaded"
 # The agent's thread is gone with the recording; the program's threads
 # catch, ignore and block the signals they did.

@@ -36,7 +36,12 @@ static void test_start(void **state)
     assert_int_equal(r.alloc, 64);
     assert_string_equal(r.reply, "/tmp/s x/r");
     assert_int_equal(r.expires_ns, 99);
+    assert_true(parse("start\ndir=/d\nmode=cpu\nwatch=4242\nlimit_s=60\nreply=/r", &r, why));
+    assert_int_equal(r.watch, 4242);
+    assert_int_equal(r.limit_s, 60);
     assert_true(parse("start\ndir=/d\nmode=cpu\nreply=/r", &r, why));
+    assert_int_equal(r.watch, 0);
+    assert_int_equal(r.limit_s, 0);
     assert_int_equal(r.frequency, RP_FREQUENCY_DEFAULT);
     assert_int_equal(r.alloc, 0);
     assert_int_equal(r.expires_ns, 0);
@@ -71,6 +76,8 @@ static void test_malformed(void **state)
         {"start\ndir=/d\nmode=cpu\nfrequency=10001\nreply=/r", "frequency= must be 1..10000"},
         {"start\ndir=/d\nmode=cpu\nfrequency=12x\nreply=/r", "frequency= must be 1..10000"},
         {"start\ndir=/d\nmode=cpu\nalloc=-1\nreply=/r", "alloc= must be"},
+        {"start\ndir=/d\nmode=cpu\nwatch=me\nreply=/r", "watch= must be a process id"},
+        {"start\ndir=/d\nmode=cpu\nlimit_s=-5\nreply=/r", "limit_s= must be"},
         {"snapshot\nreply=/r", "snapshot: no dir="},
         {"stop\nreply=/r\nexpires=soon", "malformed expires="},
         {"reboot\nreply=/r", "unknown command 'reboot'"},
