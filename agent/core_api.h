@@ -70,7 +70,7 @@ typedef struct rp_core_api {
     void (*defer_leave)(rp_thread *t);
 
     /* spans.h: requests and jobs. */
-    int (*span_begin)(rp_thread *t, const char *name, size_t len);
+    int (*span_begin)(rp_thread *t, const char *name, size_t len, int64_t queued_ns);
     void (*span_end)(rp_thread *t, int status);
 } rp_core_api;
 

@@ -33,7 +33,7 @@ typedef struct span_sample {
  * (RP_LABEL_SPAN) when it is kept as slow, so that label filters select
  * its own call tree. */
 struct rp_open_span {
-    int64_t mono_ns, real_ns, cpu_ns, blocked_ns, wait_ns, gc_ns;
+    int64_t mono_ns, real_ns, cpu_ns, blocked_ns, wait_ns, gc_ns, queue_ns;
     size_t name_len;
     char name[RP_SPAN_NAME_MAX];
     span_sample *samples;
@@ -137,7 +137,7 @@ void rp_spans_begin_recording(rp_rec_id id)
     reset_lifetime(&lives[id]);
 }
 
-int rp_spans_begin(rp_thread *t, const char *name, size_t len)
+int rp_spans_begin(rp_thread *t, const char *name, size_t len, int64_t queued_ns)
 {
     if (t->span_depth++ > 0)
         return 0;
@@ -158,6 +158,10 @@ int rp_spans_begin(rp_thread *t, const char *name, size_t len)
     s->cpu_ns = rp_thread_cpu_now(&t->cpu);
     s->real_ns = rp_clock_ns(CLOCK_REALTIME);
     s->mono_ns = rp_monotonic_ns();
+    int64_t queue = queued_ns ? s->real_ns - queued_ns : 0;
+    s->queue_ns = queue > 0 && queue <= RP_SPAN_QUEUE_MAX_NS ? queue : 0;
+    s->real_ns -= s->queue_ns;
+    s->mono_ns -= s->queue_ns;
     return 0;
 }
 
@@ -254,7 +258,8 @@ void rp_spans_end(rp_thread *t, int status)
                   .cpu_ns = cpu > 0 ? cpu : 0,
                   .gvl_wait_ns = t->acct_wait_ns - o->wait_ns,
                   .blocked_ns = t->acct_blocked_ns - o->blocked_ns,
-                  .gc_ns = gc},
+                  .gc_ns = gc,
+                  .queue_ns = o->queue_ns},
     };
     bool slow = false;
     uint64_t id = ++next_span_id;

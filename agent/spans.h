@@ -43,9 +43,14 @@ void rp_spans_init(long keep, long slow_ms, bool lines);
 bool rp_spans_used(void);
 
 /* GVL held: thread `t` enters / leaves a span of endpoint `name`; only
- * the outermost counts. `status`: the response's (0: none). Returns 0,
- * or -1 when the span could not be kept (out of memory: counted). */
-int rp_spans_begin(rp_thread *t, const char *name, size_t len);
+ * the outermost counts. `queued_ns` (CLOCK_REALTIME, 0: none): when the
+ * request reached the front of the system (a proxy's X-Request-Start);
+ * the span then begins there, the stretch until now its queue time —
+ * unless it is in the future or more than RP_SPAN_QUEUE_MAX_NS ago, a
+ * clock or header not to be trusted. `status`: the response's (0: none).
+ * Returns 0, or -1 when the span could not be kept (out of memory). */
+#define RP_SPAN_QUEUE_MAX_NS (3600 * 1000000000LL)
+int rp_spans_begin(rp_thread *t, const char *name, size_t len, int64_t queued_ns);
 void rp_spans_end(rp_thread *t, int status);
 
 /* GVL held (the sampler, for a capture with `n` charges on thread `t`):

@@ -66,6 +66,7 @@ static const rp_int_field endpoint_fields[] = {
     RP_INT_FIELD(RP_KEY_REQ_WAIT_NS, rp_endpoint, sum.gvl_wait_ns),
     RP_INT_FIELD(RP_KEY_REQ_BLOCKED_NS, rp_endpoint, sum.blocked_ns),
     RP_INT_FIELD(RP_KEY_REQ_GC_NS, rp_endpoint, sum.gc_ns),
+    RP_INT_FIELD(RP_KEY_REQ_QUEUE_NS, rp_endpoint, sum.queue_ns),
 };
 const rp_int_fields rp_endpoint_fields = FIELD_TABLE(endpoint_fields);
 
@@ -79,6 +80,7 @@ static const rp_int_field slow_span_fields[] = {
     RP_INT_FIELD(RP_KEY_REQ_WAIT_NS, rp_slow_span, split.gvl_wait_ns),
     RP_INT_FIELD(RP_KEY_REQ_BLOCKED_NS, rp_slow_span, split.blocked_ns),
     RP_INT_FIELD(RP_KEY_REQ_GC_NS, rp_slow_span, split.gc_ns),
+    RP_INT_FIELD(RP_KEY_REQ_QUEUE_NS, rp_slow_span, split.queue_ns),
 };
 const rp_int_fields rp_slow_span_fields = FIELD_TABLE(slow_span_fields);
 

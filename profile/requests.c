@@ -83,6 +83,7 @@ static void add_split(rp_span_split *dst, const rp_span_split *s)
     rp_add_saturating(&dst->gvl_wait_ns, s->gvl_wait_ns);
     rp_add_saturating(&dst->blocked_ns, s->blocked_ns);
     rp_add_saturating(&dst->gc_ns, s->gc_ns);
+    rp_add_saturating(&dst->queue_ns, s->queue_ns);
 }
 
 static int ensure_hist(rp_endpoint *e)

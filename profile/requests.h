@@ -4,7 +4,7 @@
  * Owns: per endpoint (the Rack middleware's endpoint, a job's class, the
  * name given to Rperf.request), the count of its spans, their wall time
  * and how their threads spent it — CPU, waiting for the GVL, blocked off
- * it (I/O, sleep), GC — their longest, their status classes, and a
+ * it (I/O, sleep), GC — with how long they queued before it, their longest, their status classes, and a
  * latency histogram of log buckets 2% wide (percentiles within 1%); and
  * the slowest spans one by one, with their own split. Histograms of
  * several processes or parts add up. Names are string ids of the profile
@@ -27,9 +27,12 @@
 /* Status classes: 1xx..5xx, and "other" (no status, or outside 100..599). */
 #define RP_STATUS_CLASSES 6
 
-/* What a span's thread did during it, in ns. */
+/* What a span's thread did during it, in ns; queue_ns, part of wall_ns,
+ * is the time before the application got the request (from a front
+ * proxy's X-Request-Start: waiting in the server, for a worker, for the
+ * GVL), which the thread's own split does not cover. */
 typedef struct rp_span_split {
-    int64_t wall_ns, cpu_ns, gvl_wait_ns, blocked_ns, gc_ns;
+    int64_t wall_ns, cpu_ns, gvl_wait_ns, blocked_ns, gc_ns, queue_ns;
 } rp_span_split;
 
 typedef struct rp_endpoint {

@@ -59,6 +59,7 @@
 #define RP_KEY_REQ_CPU_NS "cpu_ns"
 #define RP_KEY_REQ_WAIT_NS "gvl_wait_ns"
 #define RP_KEY_REQ_BLOCKED_NS "blocked_ns"
+#define RP_KEY_REQ_QUEUE_NS "queue_ns"
 #define RP_KEY_REQ_GC_NS "gc_ns"
 #define RP_KEY_REQ_STATUS "status"
 #define RP_KEY_REQ_START_NS "start_ns"

@@ -359,16 +359,20 @@ static VALUE rperf_agent_session_dir(VALUE self)
 }
 
 /* Rperf.running? */
-/* Rperf._request_begin(name) / Rperf._request_end(status): a request or
- * job of endpoint `name` on the calling thread (spans.h; nested ones
- * count once); status 0 or nil for none. Nothing without a profile. */
-static VALUE rperf_request_begin(VALUE self, VALUE name)
+/* Rperf._request_begin(name, queued_at) / Rperf._request_end(status): a
+ * request or job of endpoint `name` on the calling thread (spans.h;
+ * nested ones count once), queued since `queued_at` (Unix time in seconds,
+ * a Float; nil: not known); status 0 or nil for none. Nothing without a
+ * profile. */
+static VALUE rperf_request_begin(VALUE self, VALUE name, VALUE queued_at)
 {
     (void)self;
     rp_thread *t = core->profiling() || core->session_is_open() ? core->current_thread() : NULL;
     if (t) {
         VALUE text = rb_obj_as_string(name);
-        core->span_begin(t, RSTRING_PTR(text), (size_t)RSTRING_LEN(text));
+        double queued = RB_FLOAT_TYPE_P(queued_at) || RB_INTEGER_TYPE_P(queued_at) ? rb_num2dbl(queued_at) : 0;
+        int64_t queued_ns = queued > 0 && queued < 1e11 ? (int64_t)(queued * 1e9) : 0;
+        core->span_begin(t, RSTRING_PTR(text), (size_t)RSTRING_LEN(text), queued_ns);
     }
     return Qnil;
 }
@@ -436,7 +440,7 @@ void Init_rperf_agent(void)
     rb_define_singleton_method(rperf, "profile", rperf_profile, -1);
     rb_define_singleton_method(rperf, "snapshot", rperf_snapshot, -1);
     rb_define_singleton_method(rperf, "running?", rperf_running_p, 0);
-    rb_define_singleton_method(rperf, "_request_begin", rperf_request_begin, 1);
+    rb_define_singleton_method(rperf, "_request_begin", rperf_request_begin, 2);
     rb_define_singleton_method(rperf, "_request_end", rperf_request_end, 1);
     rb_define_singleton_method(rperf, "_session_start", rperf_session_start, 6);
     rb_define_singleton_method(rperf, "_session_stop", rperf_session_stop, 0);

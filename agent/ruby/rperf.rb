@@ -89,10 +89,13 @@ module Rperf
     # endpoint `name` (rperf-analyze requests): its latency and how its
     # thread spent it; nested ones count once, at the outermost. The Rack,
     # Sidekiq and ActiveJob middlewares call it for every request and job.
-    def request(name, status: nil)
+    # queued_at: (a Time, or Unix time in seconds) when the request reached
+    # the system or the job was enqueued: the request then starts there,
+    # its wait until the block its queue time.
+    def request(name, status: nil, queued_at: nil)
       raise ArgumentError, "Rperf.request requires a block" unless block_given?
 
-      _request_begin(name)
+      _request_begin(name, queued_at.is_a?(Time) ? queued_at.to_f : queued_at)
       begin
         yield
       ensure

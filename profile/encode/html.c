@@ -26,9 +26,9 @@
  *                script shows in place of the top level's when asked
  *   requests     with requests and jobs recorded (requests.h): endpoints
  *                [{name, count, p50_ns, p90_ns, p99_ns, max_ns, wall_ns,
- *                cpu_ns, gvl_wait_ns, blocked_ns, gc_ns, hist: [[bucket,
+ *                cpu_ns, gvl_wait_ns, blocked_ns, gc_ns, queue_ns, hist: [[bucket,
  *                count], ...]}] (requests.h's buckets), heaviest first, and slow [{endpoint,
- *                wall_ns, cpu_ns, gvl_wait_ns, blocked_ns, gc_ns, status,
+ *                wall_ns, cpu_ns, gvl_wait_ns, blocked_ns, gc_ns, queue_ns, status,
  *                span}], slowest first: the Requests tab
  *   slots        [start_ns, duration_ns] per file read, when some file is
  *                a part (RPERF_INTERVAL): the time strip; starts from
@@ -251,6 +251,7 @@ static void write_split(rp_json *j, const rp_span_split *s)
     rp_json_member_int(j, "gvl_wait_ns", s->gvl_wait_ns);
     rp_json_member_int(j, "blocked_ns", s->blocked_ns);
     rp_json_member_int(j, "gc_ns", s->gc_ns);
+    rp_json_member_int(j, "queue_ns", s->queue_ns);
 }
 
 static void write_endpoint(rp_json *j, const rp_profile *p, const rp_endpoint *e)

@@ -45,19 +45,21 @@ static void test_quantiles_within_one_percent(void **state)
     free(e.hist);
 }
 
-/* Endpoint "GET /a": `n` spans of 10 ms, 2 ms of it CPU, 7 ms blocked;
- * and one slow span of 90 ms. */
+/* Endpoint "GET /a": `n` spans of 10 ms, 2 ms of it CPU, 7 ms blocked
+ * (and before it 0.25 ms queued); and one slow span of 90 ms, 30 ms of it
+ * queued. */
 static void build(rp_profile *p, int n)
 {
     assert_int_equal(rp_profile_init(p, true), 0);
     add_sample(p, 1000000, 1, 0, "a.rb|Object#work", NULL);
     rp_endpoint *e = rp_requests_endpoint(&p->requests, rp_profile_cstring(p, "GET /a"));
     assert_non_null(e);
-    rp_span_split s = {.wall_ns = 10000000, .cpu_ns = 2000000, .blocked_ns = 7000000, .gvl_wait_ns = 500000};
+    rp_span_split s = {.wall_ns = 10000000, .cpu_ns = 2000000, .blocked_ns = 7000000, .gvl_wait_ns = 500000,
+                       .queue_ns = 250000};
     for (int i = 0; i < n; i++)
         assert_int_equal(rp_endpoint_add(e, &s, 200), 0);
     rp_slow_span slow = {.endpoint = e->name, .start_ns = 1700000000000000000, .status = 200, .thread_seq = 3,
-                         .split = {.wall_ns = 90000000, .blocked_ns = 88000000}};
+                         .split = {.wall_ns = 90000000, .blocked_ns = 58000000, .queue_ns = 30000000}};
     assert_int_equal(rp_requests_add_slow(&p->requests, &slow), 0);
 }
 
@@ -76,16 +78,19 @@ static void test_round_trip_and_merge(void **state)
     assert_string_equal(rp_profile_str(&b, e->name), "GET /a");
     assert_int_equal(e->count, 30);
     assert_int_equal(e->sum.blocked_ns, 30 * 7000000);
+    assert_int_equal(e->sum.queue_ns, 30 * 250000);
     assert_true(rp_endpoint_quantile(e, 0.5) == rp_endpoint_quantile(&a.requests.endpoints[0], 0.5));
     assert_int_equal(b.requests.slow_count, 1);
     assert_int_equal(b.requests.slow[0].thread_seq, 3);
-    assert_int_equal(b.requests.slow[0].split.blocked_ns, 88000000);
+    assert_int_equal(b.requests.slow[0].split.blocked_ns, 58000000);
+    assert_int_equal(b.requests.slow[0].split.queue_ns, 30000000);
 
     assert_int_equal(rp_profile_init(&merged, true), 0);
     assert_int_equal(rp_merge_into(&merged, &a, 0, true, merge_err), 0);
     assert_int_equal(rp_merge_into(&merged, &b, 1, true, merge_err), 0);
     assert_int_equal(merged.requests.count, 1);
     assert_int_equal(merged.requests.endpoints[0].count, 60);
+    assert_int_equal(merged.requests.endpoints[0].sum.queue_ns, 60 * 250000);
     assert_int_equal(merged.requests.endpoints[0].hist[rp_hist_bucket(10000000)], 60);
     assert_int_equal(merged.requests.slow_count, 2);
     assert_string_equal(rp_profile_str(&merged, merged.requests.slow[1].endpoint), "GET /a");
@@ -124,6 +129,7 @@ static void test_json_report(void **state)
     assert_int_equal(rp_requests_write(&p, out, &o), 0);
     assert_int_equal(rp_out_close(out), 0);
     if (!strstr(text, "\"name\":\"GET /a\",\"count\":10,") || !strstr(text, "\"blocked_ms\":70,") ||
+        !strstr(text, "\"queue_ms\":2.5,") ||
         !strstr(text, "\"status\":{\"2xx\":10}"))
         fail_msg("json: %s", text);
     free(text);

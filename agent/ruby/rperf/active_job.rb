@@ -23,7 +23,10 @@ module Rperf::ActiveJobMiddleware
 
   included do
     around_perform do |job, block|
-      Rperf.request(job.class.name) { Rperf.profile(job: job.class.name) { block.call } }
+      enqueued = job.respond_to?(:enqueued_at) ? job.enqueued_at : nil
+      Rperf.request(job.class.name, queued_at: enqueued.is_a?(Time) ? enqueued : nil) do
+        Rperf.profile(job: job.class.name) { block.call }
+      end
     end
   end
 end

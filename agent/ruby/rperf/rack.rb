@@ -39,19 +39,37 @@ class Rperf::RackMiddleware
   end
 
   # The request is one of its endpoint's (rperf-analyze requests), with
-  # the response's status, from the call to its return; the call runs in an
-  # Rperf.profile block. The response is the app's, untouched (the gem's
+  # the response's status, from the call (or from X-Request-Start: see
+  # queued_at) to its return; the call runs in an Rperf.profile block. The response is the app's, untouched (the gem's
   # contract: a wrapped body would not be the app's own object).
   def call(env)
     name = endpoint(env)
     status = nil
-    Rperf._request_begin(name)
+    Rperf._request_begin(name, self.class.queued_at(env))
     begin
       response = Rperf.profile(@label_key => name) { @app.call(env) }
       status = response[0] if response.is_a?(Array)
       response
     ensure
       Rperf._request_end(status.to_i)
+    end
+  end
+
+  # When the request reached the front of the system, from the
+  # X-Request-Start (or X-Queue-Start) header a proxy in front adds —
+  # nginx's "t=${msec}" (seconds), or milliseconds or microseconds since
+  # the epoch, with or without "t=" — as Unix time in seconds; nil when
+  # absent or unreadable. The request's queue time is from then on to the
+  # call (rperf-analyze requests: %queue).
+  def self.queued_at(env)
+    header = env["HTTP_X_REQUEST_START"] || env["HTTP_X_QUEUE_START"]
+    return nil unless header.is_a?(String)
+
+    digits = header[/\d+(?:\.\d+)?/] or return nil
+    value = digits.to_f
+    if value > 1e14 then value / 1e6
+    elsif value > 1e11 then value / 1e3
+    elsif value > 1e8 then value
     end
   end
 

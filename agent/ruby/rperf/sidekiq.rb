@@ -16,10 +16,13 @@ class Rperf::SidekiqMiddleware
     @label_key = label_key
   end
 
-  # The job is one of its class's (rperf-analyze requests) and runs in an
-  # Rperf.profile block.
+  # The job is one of its class's (rperf-analyze requests), queued since
+  # Sidekiq's enqueued_at, and runs in an Rperf.profile block.
   def call(_worker, job, _queue, &block)
     name = (job["wrapped"] || job["class"]).to_s
-    Rperf.request(name) { Rperf.profile(@label_key => name, &block) }
+    enqueued = job["enqueued_at"]
+    enqueued = nil unless enqueued.is_a?(Numeric)
+    enqueued /= 1000.0 if enqueued && enqueued > 1e11 # Sidekiq 8: milliseconds
+    Rperf.request(name, queued_at: enqueued) { Rperf.profile(@label_key => name, &block) }
   end
 end

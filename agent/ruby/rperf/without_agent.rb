@@ -26,13 +26,13 @@ module Rperf
       raise RuntimeError, "Rperf is not started"
     end
 
-    def request(_name, status: nil)
+    def request(_name, status: nil, queued_at: nil)
       raise ArgumentError, "Rperf.request requires a block" unless block_given?
 
       yield
     end
 
-    def _request_begin(_name) = nil
+    def _request_begin(_name, _queued_at = nil) = nil
     def _request_end(_status) = nil
     def _session_forked? = false
   end

@@ -22,6 +22,16 @@ check("uuid", Rperf::RackMiddleware.normalize_path("/o/550e8400-e29b-41d4-a716-4
 check("words kept", Rperf::RackMiddleware.normalize_path("/v2/abc123/x") == "/v2/abc123/x")
 check("empty path", Rperf::RackMiddleware.normalize_path("") == "/")
 
+# X-Request-Start as proxies write it: seconds (nginx "t=${msec}"),
+# milliseconds or microseconds since the epoch, with or without "t=".
+queued = ->(value) { Rperf::RackMiddleware.queued_at("HTTP_X_REQUEST_START" => value) }
+check("t= seconds", queued.call("t=1764590000.123") == 1764590000.123)
+check("milliseconds", queued.call("1764590000123") == 1764590000.123)
+check("microseconds", (queued.call("t=1764590000123456") - 1764590000.123456).abs < 1e-6)
+check("X-Queue-Start", Rperf::RackMiddleware.queued_at("HTTP_X_QUEUE_START" => "t=1764590000.5") == 1764590000.5)
+check("no header", Rperf::RackMiddleware.queued_at({}).nil?)
+check("garbage", queued.call("soon").nil? && queued.call("t=12").nil?)
+
 # What each path costs, in CPU seconds.
 COST = {"/users" => 0.05, "/users/" => 0.1, "/orders/" => 0.15}.freeze
 app = lambda do |env|

@@ -1,7 +1,9 @@
 # A bounded client (tests/e2e/requests.sh): ARGV[0] the port file; sends
 # 1,000 /fast, 800 /slow and 200 /cpu requests in a shuffled order, 4 in
 # flight, then /stop; prints how many of each it sent and the p99 of /slow
-# as it saw it (ms).
+# as it saw it (ms). Each request carries X-Request-Start, the time it was
+# sent, as a proxy in front of the server would add it (nginx:
+# proxy_set_header X-Request-Start "t=${msec}").
 require "net/http"
 
 sleep 0.05 until File.size?(ARGV[0])
@@ -17,7 +19,7 @@ Array.new(4) do
     Net::HTTP.start("127.0.0.1", port) do |http|
       while (path = queue.pop)
         t = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-        http.get(path)
+        http.get(path, "X-Request-Start" => format("t=%.6f", Process.clock_gettime(Process::CLOCK_REALTIME)))
         ms = (Process.clock_gettime(Process::CLOCK_MONOTONIC) - t) * 1000
         lock.synchronize { latencies[path] << ms }
       end
