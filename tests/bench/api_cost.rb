@@ -48,6 +48,8 @@ app_ns = best_ns_per_call { N.times { app.call(env) } }
 report("rack_request", app_ns) { N.times { stack.call(env) } }
 env_plain = {"REQUEST_METHOD" => "GET", "PATH_INFO" => "/users"}
 report("rack_request_no_ids", app_ns) { N.times { stack.call(env_plain) } }
+env_queued = env.merge("HTTP_X_REQUEST_START" => format("t=%.3f", Time.now.to_f))
+report("rack_request_queued", app_ns) { N.times { stack.call(env_queued) } }
 
 Rperf.stop if dormant
 

@@ -65,8 +65,9 @@ class Rperf::RackMiddleware
     header = env["HTTP_X_REQUEST_START"] || env["HTTP_X_QUEUE_START"]
     return nil unless header.is_a?(String)
 
-    digits = header[/\d+(?:\.\d+)?/] or return nil
-    value = digits.to_f
+    value = Float(header.start_with?("t=") ? header.byteslice(2, header.bytesize) : header, exception: false)
+    return nil unless value
+
     if value > 1e14 then value / 1e6
     elsif value > 1e11 then value / 1e3
     elsif value > 1e8 then value
