@@ -10,19 +10,14 @@
 #include "remote.h"
 #include "remote_command.h"
 
-#include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/clock.h"
 #include "agent.h"
-#include "config.h"
 #include "log.h"
 #include "ruby_api.h"
 #include "sampler.h"
@@ -155,7 +150,7 @@ static void run_command(void *unused)
     rp_remote_request r;
     char answer[RP_PATH_MAX + 256];
     bool ok = rp_remote_parse(command, &r, answer, sizeof(answer));
-    if (!r.reply || r.reply[0] != '/')
+    if (!r.reply)
         return; /* nowhere to answer: nobody could be told */
     if (r.expires_ns && rp_monotonic_ns() > r.expires_ns)
         return; /* rperf gave up on it, and said so */

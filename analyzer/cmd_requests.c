@@ -13,7 +13,7 @@
 
 #include "../profile/diag.h"
 #include "../profile/encode/requests_table.h"
-#include "../profile/load.h"
+#include "pipeline.h"
 #include "../profile/output.h"
 #include "commands.h"
 #include "options.h"
@@ -34,8 +34,7 @@ static int write_requests(rp_out *out, const void *ctx)
 static int requests(char *const *paths, int count, const rp_options *o, const rp_requests_opts *ro)
 {
     rp_profile p;
-    rp_load_spec spec = {.window = &o->window};
-    int rc = rp_load_paths(paths, count, &spec, &p);
+    int rc = rp_pipeline_load(paths, count, o, false, false, &p);
     if (rc == 0 && p.requests.count == 0) {
         rp_error("requests: %s%s has no requests or jobs (use Rperf::RackMiddleware, the Sidekiq or "
                  "ActiveJob middleware, or Rperf.request)", paths[0], count > 1 ? " and the rest" : "");

@@ -121,16 +121,21 @@ static int check_target(const rp_target *t)
     return 0;
 }
 
-/* The target's address of one of our libc's functions. */
-static uint64_t in_target_libc(pid_t pid, void *ours)
+/* The target's dlopen, dlsym and dlerror: where its copy of our libc
+ * (the same file) has them. False when it has no such copy. */
+static bool find_target_dl(pid_t pid, uint64_t *dlopen_at, uint64_t *dlsym_at, uint64_t *dlerror_at)
 {
     Dl_info info;
     struct stat st;
     rp_mapped libc;
-    if (!dladdr(ours, &info) || !info.dli_fname || stat(info.dli_fname, &st) != 0 ||
+    if (!dladdr((void *)dlopen, &info) || !info.dli_fname || stat(info.dli_fname, &st) != 0 ||
         !rp_target_find_same_file(pid, info.dli_fname, st.st_ino, &libc))
-        return 0;
-    return libc.start + ((uint64_t)(uintptr_t)ours - (uint64_t)(uintptr_t)info.dli_fbase);
+        return false;
+    uint64_t bias = libc.start - (uint64_t)(uintptr_t)info.dli_fbase;
+    *dlopen_at = bias + (uint64_t)(uintptr_t)dlopen;
+    *dlsym_at = bias + (uint64_t)(uintptr_t)dlsym;
+    *dlerror_at = bias + (uint64_t)(uintptr_t)dlerror;
+    return true;
 }
 
 static bool is_epoll_wait(long nr)
@@ -190,9 +195,8 @@ static const char *read_target_string(pid_t pid, uint64_t addr, char *buf, size_
 static int hand_over(const rp_target *t, rp_borrowed *b, const char *agent, bool loaded, const char *command)
 {
     char why[WHY_SIZE];
-    uint64_t dlopen_at = in_target_libc(t->pid, (void *)dlopen), dlsym_at = in_target_libc(t->pid, (void *)dlsym);
-    uint64_t dlerror_at = in_target_libc(t->pid, (void *)dlerror);
-    if (!dlopen_at || !dlsym_at || !dlerror_at)
+    uint64_t dlopen_at, dlsym_at, dlerror_at;
+    if (!find_target_dl(t->pid, &dlopen_at, &dlsym_at, &dlerror_at))
         return refuse(t, "does not use this system's C library (%s)", "no dlopen found in it");
     uint64_t low;
     if (!rp_target_mapping_of(t->pid, rp_borrowed_sp(b), &low) || rp_borrowed_sp(b) - low < STACK_NEEDED)

@@ -58,15 +58,20 @@ static const rp_int_field os_fields[] = {
 };
 const rp_int_fields rp_os_fields = FIELD_TABLE(os_fields);
 
+/* The members of an rp_span_split, at `split` inside `type`: an
+ * endpoint's sums and a slow span's own have the same keys. */
+#define SPLIT_FIELDS(type, split)                                   \
+    RP_INT_FIELD(RP_KEY_REQ_WALL_NS, type, split.wall_ns),          \
+    RP_INT_FIELD(RP_KEY_REQ_CPU_NS, type, split.cpu_ns),            \
+    RP_INT_FIELD(RP_KEY_REQ_WAIT_NS, type, split.gvl_wait_ns),      \
+    RP_INT_FIELD(RP_KEY_REQ_BLOCKED_NS, type, split.blocked_ns),    \
+    RP_INT_FIELD(RP_KEY_REQ_GC_NS, type, split.gc_ns),              \
+    RP_INT_FIELD(RP_KEY_REQ_QUEUE_NS, type, split.queue_ns)
+
 static const rp_int_field endpoint_fields[] = {
     RP_INT_FIELD(RP_KEY_REQ_COUNT, rp_endpoint, count),
     RP_INT_FIELD(RP_KEY_REQ_MAX_NS, rp_endpoint, max_ns),
-    RP_INT_FIELD(RP_KEY_REQ_WALL_NS, rp_endpoint, sum.wall_ns),
-    RP_INT_FIELD(RP_KEY_REQ_CPU_NS, rp_endpoint, sum.cpu_ns),
-    RP_INT_FIELD(RP_KEY_REQ_WAIT_NS, rp_endpoint, sum.gvl_wait_ns),
-    RP_INT_FIELD(RP_KEY_REQ_BLOCKED_NS, rp_endpoint, sum.blocked_ns),
-    RP_INT_FIELD(RP_KEY_REQ_GC_NS, rp_endpoint, sum.gc_ns),
-    RP_INT_FIELD(RP_KEY_REQ_QUEUE_NS, rp_endpoint, sum.queue_ns),
+    SPLIT_FIELDS(rp_endpoint, sum),
 };
 const rp_int_fields rp_endpoint_fields = FIELD_TABLE(endpoint_fields);
 
@@ -75,12 +80,7 @@ static const rp_int_field slow_span_fields[] = {
     RP_INT_FIELD(RP_KEY_REQ_STATUS, rp_slow_span, status),
     RP_INT_FIELD(RP_KEY_THREAD_SEQ, rp_slow_span, thread_seq),
     RP_INT_FIELD(RP_KEY_REQ_SPAN, rp_slow_span, span_id),
-    RP_INT_FIELD(RP_KEY_REQ_WALL_NS, rp_slow_span, split.wall_ns),
-    RP_INT_FIELD(RP_KEY_REQ_CPU_NS, rp_slow_span, split.cpu_ns),
-    RP_INT_FIELD(RP_KEY_REQ_WAIT_NS, rp_slow_span, split.gvl_wait_ns),
-    RP_INT_FIELD(RP_KEY_REQ_BLOCKED_NS, rp_slow_span, split.blocked_ns),
-    RP_INT_FIELD(RP_KEY_REQ_GC_NS, rp_slow_span, split.gc_ns),
-    RP_INT_FIELD(RP_KEY_REQ_QUEUE_NS, rp_slow_span, split.queue_ns),
+    SPLIT_FIELDS(rp_slow_span, split),
 };
 const rp_int_fields rp_slow_span_fields = FIELD_TABLE(slow_span_fields);
 

@@ -50,6 +50,11 @@ env_plain = {"REQUEST_METHOD" => "GET", "PATH_INFO" => "/users"}
 report("rack_request_no_ids", app_ns) { N.times { stack.call(env_plain) } }
 env_queued = env.merge("HTTP_X_REQUEST_START" => format("t=%.3f", Time.now.to_f))
 report("rack_request_queued", app_ns) { N.times { stack.call(env_queued) } }
+# Looking for X-Request-Start alone (a part of every rack_request), less
+# the empty loop: without the header, and reading one.
+empty = best_ns_per_call { N.times {} }
+report("rack_queue_start_absent", empty) { N.times { Rperf::RackMiddleware.queued_at(env) } }
+report("rack_queue_start_read", empty) { N.times { Rperf::RackMiddleware.queued_at(env_queued) } }
 
 Rperf.stop if dormant
 
