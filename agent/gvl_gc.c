@@ -327,6 +327,7 @@ void rp_gvl_gc_update(void)
         gvl_hook = rb_internal_thread_add_event_hook(on_thread_event, events, NULL);
         gvl_events = events;
     }
+    rp_spans_hook(rp_spans_used());
     if (!gc_hooked) {
         gc.phase = GC_IDLE;
         gc.in_gc = false;
@@ -356,4 +357,5 @@ void rp_gvl_gc_stop(void)
         rb_remove_event_hook(on_gc_event);
         gc_hooked = false;
     }
+    rp_spans_hook(false);
 }

@@ -34,6 +34,7 @@
 #pragma weak rb_profile_frame_first_lineno
 #pragma weak rb_thread_current
 #pragma weak rb_thread_main
+#pragma weak rb_fiber_current
 #pragma weak rb_internal_thread_specific_key_create
 #pragma weak rb_internal_thread_specific_get
 #pragma weak rb_internal_thread_specific_set

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../common/clock.h"
 #include "../common/vec.h"
@@ -28,12 +29,31 @@ typedef struct span_sample {
  * once, and the span can no longer be told apart there. */
 #define SPAN_FRAMES_MAX (1u << 16)
 
-/* The start of a thread's outermost span, and the samples taken on the
- * thread since: they reach the tables when it ends, labelled with it
+/* Requests open at once on one thread at most (fibers): beyond, the
+ * oldest is closed as it is, so that abandoned fibers cannot pile up. */
+#define SPANS_OPEN_MAX 1024
+
+/* What a thread's own accounting adds up (threads.h): its CPU clock, and
+ * its time blocked, waiting for the GVL and in GC. */
+typedef struct span_time {
+    int64_t cpu_ns, blocked_ns, wait_ns, gc_ns;
+} span_time;
+
+/* The outermost request open on one fiber, and the samples taken for it
+ * since: they reach the tables when it ends, labelled with it
  * (RP_LABEL_SPAN) when it is kept as slow, so that label filters select
- * its own call tree. */
+ * its own call tree. Its thread's time counts for it while it is its
+ * thread's current request; while another fiber's request has the thread,
+ * its fiber is suspended (waiting for I/O or a timer through the fiber
+ * scheduler, or for its turn), counted as blocked. */
 struct rp_open_span {
-    int64_t mono_ns, real_ns, cpu_ns, blocked_ns, wait_ns, gc_ns, queue_ns;
+    VALUE fiber;     /* whose request it is (marked while open) */
+    uint32_t depth;  /* Rperf.request blocks of that fiber it is inside */
+    int64_t mono_ns, real_ns, queue_ns;
+    span_time spent;       /* its thread's time while it was the current request */
+    int64_t away_since_ns; /* CLOCK_MONOTONIC when another request took the thread */
+    int64_t away_ns;       /* time so spent suspended */
+    uint32_t label_set;    /* its fiber's labels while suspended (labels.h) */
     size_t name_len;
     char name[RP_SPAN_NAME_MAX];
     span_sample *samples;
@@ -42,6 +62,22 @@ struct rp_open_span {
     int *lines;
     size_t frame_count, frames_cap, lines_cap;
     bool spilled; /* its samples went to the tables as they came */
+    struct rp_open_span *next_free;
+};
+
+/* A thread's requests (rp_thread.spans): those open on its fibers, and the
+ * one its time goes to now — the request of the fiber that ran last among
+ * those with one: a fiber without a request of its own (an Enumerator's,
+ * the fiber scheduler's event loop) works for the request that ran before
+ * it. Belongs to one incarnation of the thread record (a record is reused
+ * for another thread, renewed in a fork child). */
+struct rp_thread_spans {
+    uint32_t generation, thread_seq;
+    struct rp_open_span **open;
+    size_t count, cap;
+    struct rp_open_span *current; /* or NULL */
+    span_time mark;               /* the thread's accounting when `current` took it */
+    struct rp_open_span *free;    /* ended ones, their buffers kept */
 };
 
 /* The K slowest spans of one endpoint (index as in the store's requests). */
@@ -109,7 +145,8 @@ static double slow_threshold(lifetime *l, const char *name, size_t len, const rp
     return l->p99[i];
 }
 static size_t keep = RP_SLOW_KEEP_DEFAULT;
-static uint64_t next_span_id;
+static uint32_t next_span_number; /* per process: ids are pid << 32 | number */
+static uint64_t span_pid;
 static int64_t slow_ns; /* 0: the K slowest */
 static bool record_lines;
 static bool used;
@@ -135,34 +172,6 @@ void rp_spans_begin_recording(rp_rec_id id)
 {
     reset_set(&sets[id]);
     reset_lifetime(&lives[id]);
-}
-
-int rp_spans_begin(rp_thread *t, const char *name, size_t len, int64_t queued_ns)
-{
-    if (t->span_depth++ > 0)
-        return 0;
-    if (!t->span && !(t->span = calloc(1, sizeof(*t->span))))
-        return -1;
-    if (!used) {
-        used = true; /* from now on the GVL hooks count blocked and wait time */
-        rp_gvl_gc_update();
-    }
-    struct rp_open_span *s = t->span;
-    s->count = s->frame_count = 0;
-    s->spilled = false;
-    s->name_len = len < RP_SPAN_NAME_MAX ? len : RP_SPAN_NAME_MAX;
-    memcpy(s->name, name, s->name_len);
-    s->blocked_ns = t->acct_blocked_ns;
-    s->wait_ns = t->acct_wait_ns;
-    s->gc_ns = t->acct_gc_ns;
-    s->cpu_ns = rp_thread_cpu_now(&t->cpu);
-    s->real_ns = rp_clock_ns(CLOCK_REALTIME);
-    s->mono_ns = rp_monotonic_ns();
-    int64_t queue = queued_ns ? s->real_ns - queued_ns : 0;
-    s->queue_ns = queue > 0 && queue <= RP_SPAN_QUEUE_MAX_NS ? queue : 0;
-    s->real_ns -= s->queue_ns;
-    s->mono_ns -= s->queue_ns;
-    return 0;
 }
 
 /* Keeps `s` among the K slowest of endpoint `index` of `set` when it is
@@ -225,8 +234,8 @@ static const char *latency_class(int64_t wall_ns)
  * span's) RP_LABEL_SPAN=id too; the label sets made once per set. */
 static void flush_samples(const rp_thread *t, struct rp_open_span *o, int64_t wall_ns, uint64_t id)
 {
-    char value[24];
-    int len = snprintf(value, sizeof(value), "%llu", (unsigned long long)id);
+    char value[RP_SPAN_LABEL_MAX];
+    int len = rp_span_label((int64_t)id, value);
     const char *latency = wall_ns ? latency_class(wall_ns) : "";
     rp_label_change changes[2] = {{RP_LABEL_LATENCY, latency, strlen(RP_LABEL_LATENCY), strlen(latency)},
                                   {RP_LABEL_SPAN, value, strlen(RP_LABEL_SPAN), (size_t)len}};
@@ -244,31 +253,222 @@ static void flush_samples(const rp_thread *t, struct rp_open_span *o, int64_t wa
     o->count = o->frame_count = 0;
 }
 
-void rp_spans_end(rp_thread *t, int status)
+/* --- a thread's open requests --------------------------------------------- */
+
+/* `t`'s accounting now, read on its own thread or (ending a request it
+ * is stuck in) on another. */
+static span_time thread_time(rp_thread *t)
 {
-    if (t->span_depth == 0 || --t->span_depth > 0 || !t->span)
-        return;
-    const struct rp_open_span *o = t->span;
-    int64_t gc = t->acct_gc_ns - o->gc_ns, cpu = rp_thread_cpu_now(&t->cpu) - o->cpu_ns - gc;
+    int64_t cpu = t->thread == rb_thread_current() ? rp_thread_cpu_now(&t->cpu) : rp_thread_cpu_peek(&t->cpu);
+    return (span_time){cpu, t->acct_blocked_ns, t->acct_wait_ns, t->acct_gc_ns};
+}
+
+static bool spans_belong(const struct rp_thread_spans *ts, const rp_thread *t)
+{
+    return ts && ts->generation == t->generation && ts->thread_seq == t->thread_seq;
+}
+
+/* Every open request of `ts` is dropped, its samples with it: a fork
+ * child's (the parent's requests are not its own), a reused record's. */
+static void drop_open(struct rp_thread_spans *ts)
+{
+    for (size_t i = 0; i < ts->count; i++) {
+        struct rp_open_span *o = ts->open[i];
+        o->count = o->frame_count = 0;
+        o->next_free = ts->free;
+        ts->free = o;
+    }
+    ts->count = 0;
+    ts->current = NULL;
+}
+
+/* GVL held: `t`'s requests, made on first use (`create`) or renewed when
+ * they belong to an earlier incarnation of the record; NULL if none. */
+static struct rp_thread_spans *thread_spans(rp_thread *t, bool create)
+{
+    struct rp_thread_spans *ts = t->spans;
+    if (!ts) {
+        if (!create || !(ts = t->spans = calloc(1, sizeof(*ts))))
+            return NULL;
+    } else if (!spans_belong(ts, t)) {
+        drop_open(ts);
+    }
+    ts->generation = t->generation;
+    ts->thread_seq = t->thread_seq;
+    return ts;
+}
+
+static struct rp_open_span *find_open(const struct rp_thread_spans *ts, VALUE fiber)
+{
+    for (size_t i = 0; i < ts->count; i++)
+        if (ts->open[i]->fiber == fiber)
+            return ts->open[i];
+    return NULL;
+}
+
+/* The thread's time from now on counts for `to` (NULL: none): the current
+ * request's share so far is added up, and it is suspended from now. The
+ * thread's labels are its fiber's: kept while suspended, back with it. */
+static void give_thread(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_span *to, int64_t now)
+{
+    span_time clock = thread_time(t);
+    struct rp_open_span *from = ts->current;
+    if (from) {
+        from->spent.cpu_ns += clock.cpu_ns - ts->mark.cpu_ns;
+        from->spent.blocked_ns += clock.blocked_ns - ts->mark.blocked_ns;
+        from->spent.wait_ns += clock.wait_ns - ts->mark.wait_ns;
+        from->spent.gc_ns += clock.gc_ns - ts->mark.gc_ns;
+        from->away_since_ns = now;
+        from->label_set = t->label_set;
+    }
+    if (to && to->away_since_ns) {
+        to->away_ns += now - to->away_since_ns;
+        to->away_since_ns = 0;
+        t->label_set = to->label_set;
+    }
+    ts->current = to;
+    ts->mark = clock;
+}
+
+static void end_open(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_span *o, int status);
+
+/* A new request of endpoint `name` on `fiber`; NULL when out of memory. */
+static struct rp_open_span *open_span(rp_thread *t, struct rp_thread_spans *ts, VALUE fiber,
+                                      const char *name, size_t len, int64_t queued_ns)
+{
+    if (ts->count == SPANS_OPEN_MAX) {
+        struct rp_open_span *oldest = ts->open[0];
+        for (size_t i = 1; i < ts->count; i++)
+            if (ts->open[i]->mono_ns < oldest->mono_ns)
+                oldest = ts->open[i];
+        end_open(t, ts, oldest, 0);
+    }
+    if (RP_VEC_RESERVE(ts->open, ts->cap, ts->count + 1) != 0)
+        return NULL;
+    struct rp_open_span *o = ts->free;
+    if (o)
+        ts->free = o->next_free;
+    else if (!(o = calloc(1, sizeof(*o))))
+        return NULL;
+    ts->open[ts->count++] = o;
+    int64_t now = rp_monotonic_ns();
+    o->fiber = fiber;
+    o->depth = 1;
+    o->count = o->frame_count = 0;
+    o->spilled = false;
+    o->spent = (span_time){0};
+    o->away_since_ns = o->away_ns = 0;
+    o->name_len = len < RP_SPAN_NAME_MAX ? len : RP_SPAN_NAME_MAX;
+    memcpy(o->name, name, o->name_len);
+    o->real_ns = rp_clock_ns(CLOCK_REALTIME);
+    int64_t queue = queued_ns ? o->real_ns - queued_ns : 0;
+    o->queue_ns = queue > 0 && queue <= RP_SPAN_QUEUE_MAX_NS ? queue : 0;
+    o->real_ns -= o->queue_ns;
+    o->mono_ns = now - o->queue_ns;
+    give_thread(t, ts, o, now);
+    return o;
+}
+
+int rp_spans_begin(rp_thread *t, const char *name, size_t len, int64_t queued_ns)
+{
+    struct rp_thread_spans *ts = thread_spans(t, true);
+    if (!ts)
+        return -1;
+    if (!used) {
+        used = true; /* from now on the GVL hooks count blocked and wait time */
+        rp_gvl_gc_update();
+    }
+    VALUE fiber = rb_fiber_current();
+    struct rp_open_span *o = find_open(ts, fiber);
+    if (o) {
+        o->depth++; /* nested: only the outermost counts */
+        return 0;
+    }
+    return open_span(t, ts, fiber, name, len, queued_ns) ? 0 : -1;
+}
+
+/* Request `o` of thread `t` ends, with `status` (0: none), and leaves the
+ * thread's open requests. */
+static void end_open(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_span *o, int status)
+{
+    int64_t now = rp_monotonic_ns();
+    if (ts->current == o)
+        give_thread(t, ts, NULL, now);
+    o->away_ns += now - o->away_since_ns;
+    int64_t gc = o->spent.gc_ns, cpu = o->spent.cpu_ns - gc;
     rp_slow_span s = {
         .start_ns = o->real_ns,
         .status = status,
         .thread_seq = t->thread_seq,
-        .split = {.wall_ns = rp_monotonic_ns() - o->mono_ns,
+        .split = {.wall_ns = now - o->mono_ns,
                   .cpu_ns = cpu > 0 ? cpu : 0,
-                  .gvl_wait_ns = t->acct_wait_ns - o->wait_ns,
-                  .blocked_ns = t->acct_blocked_ns - o->blocked_ns,
+                  .gvl_wait_ns = o->spent.wait_ns,
+                  .blocked_ns = o->spent.blocked_ns + o->away_ns,
                   .gc_ns = gc,
                   .queue_ns = o->queue_ns},
     };
     bool slow = false;
-    uint64_t id = ++next_span_id;
+    uint64_t id = span_pid << 32 | ++next_span_number;
     s.span_id = (int64_t)id;
     for (int r = 0; r < RP_RECORDINGS; r++)
         if (atomic_load_explicit(&rp_recording_get((rp_rec_id)r)->accepting, memory_order_relaxed))
             slow |= add_span(&sets[r], &lives[r], o, &s);
     if (!o->spilled)
-        flush_samples(t, t->span, s.split.wall_ns > 0 ? s.split.wall_ns : 1, slow ? id : 0);
+        flush_samples(t, o, s.split.wall_ns > 0 ? s.split.wall_ns : 1, slow ? id : 0);
+    for (size_t i = 0; i < ts->count; i++)
+        if (ts->open[i] == o) {
+            ts->open[i] = ts->open[--ts->count];
+            break;
+        }
+    o->next_free = ts->free;
+    ts->free = o;
+}
+
+void rp_spans_end(rp_thread *t, int status)
+{
+    struct rp_thread_spans *ts = thread_spans(t, false);
+    struct rp_open_span *o = ts ? find_open(ts, rb_fiber_current()) : NULL;
+    if (o && --o->depth == 0)
+        end_open(t, ts, o, status);
+}
+
+/* Fiber switch hook (GVL held, on the thread, the new fiber current): a
+ * fiber with a request of its own takes its thread's time. */
+static void on_fiber_switch(rb_event_flag_t event, VALUE data, VALUE self, ID mid, VALUE klass)
+{
+    (void)event, (void)data, (void)self, (void)mid, (void)klass;
+    rp_thread *t = rp_threads_find(rb_thread_current());
+    struct rp_thread_spans *ts = t ? t->spans : NULL;
+    if (!spans_belong(ts, t) || ts->count == 0)
+        return;
+    struct rp_open_span *o = find_open(ts, rb_fiber_current());
+    if (o && o != ts->current)
+        give_thread(t, ts, o, rp_monotonic_ns());
+}
+
+/* Thread end hook (GVL held, on the ending thread): the requests its
+ * fibers left open (abandoned inside one) end with it. */
+static void on_thread_end(rb_event_flag_t event, VALUE data, VALUE self, ID mid, VALUE klass)
+{
+    (void)event, (void)data, (void)self, (void)mid, (void)klass;
+    rp_thread *t = rp_threads_find(rb_thread_current());
+    struct rp_thread_spans *ts = t ? t->spans : NULL;
+    while (spans_belong(ts, t) && ts->count > 0)
+        end_open(t, ts, ts->open[ts->count - 1], 0);
+}
+
+static bool hooked;
+
+void rp_spans_hook(bool on)
+{
+    if (on && !hooked) {
+        rb_add_event_hook(on_fiber_switch, RUBY_EVENT_FIBER_SWITCH, Qnil);
+        rb_add_event_hook(on_thread_end, RUBY_EVENT_THREAD_END, Qnil);
+    } else if (!on && hooked) {
+        rb_remove_event_hook(on_fiber_switch);
+        rb_remove_event_hook(on_thread_end);
+    }
+    hooked = on;
 }
 
 /* The samples kept so far go to the tables, and the rest as they come. */
@@ -280,8 +480,9 @@ static void spill(const rp_thread *t, struct rp_open_span *o)
 
 bool rp_spans_capture(const rp_thread *t, const rp_charge *charges, int n)
 {
-    struct rp_open_span *o = t->span;
-    if (!t->span_depth || !o || o->spilled)
+    const struct rp_thread_spans *ts = t->spans;
+    struct rp_open_span *o = spans_belong(ts, t) ? ts->current : NULL;
+    if (!o || o->spilled)
         return false;
     if (o->frame_count + RP_STACK_MAX > SPAN_FRAMES_MAX ||
         RP_VEC_RESERVE(o->frames, o->frames_cap, o->frame_count + RP_STACK_MAX) != 0 ||
@@ -302,30 +503,48 @@ bool rp_spans_capture(const rp_thread *t, const rp_charge *charges, int n)
     return true;
 }
 
-static void spill_open(rp_thread *t, void *unused)
+/* Calls fn on each request open on any thread, with its thread's. */
+typedef void open_fn(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_span *o);
+
+static void each_open_of(rp_thread *t, void *fn)
 {
-    (void)unused;
-    if (t->span_depth && t->span && !t->span->spilled)
-        spill(t, t->span);
+    struct rp_thread_spans *ts = t->spans;
+    /* backwards: fn may end the request, moving the last into its slot */
+    for (size_t i = spans_belong(ts, t) ? ts->count : 0; i-- > 0;)
+        (*(open_fn **)fn)(t, ts, ts->open[i]);
+}
+
+static void each_open(open_fn *fn)
+{
+    rp_threads_each(each_open_of, &fn);
+}
+
+static void spill_open(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_span *o)
+{
+    (void)ts;
+    if (!o->spilled)
+        spill(t, o);
 }
 
 void rp_spans_spill_open(void)
 {
-    rp_threads_each(spill_open, NULL);
+    each_open(spill_open);
 }
 
-/* GVL held, inside GC: the frames of the samples open spans keep. */
-static void mark_open(rp_thread *t, void *unused)
+/* GVL held, inside GC: the frames of the samples open requests keep, and
+ * their fibers (so that no new fiber takes an abandoned one's address). */
+static void mark_open(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_span *o)
 {
-    (void)unused;
-    for (size_t i = 0; t->span && i < t->span->frame_count; i++)
-        rb_gc_mark(t->span->frames[i]);
+    (void)t, (void)ts;
+    rb_gc_mark(o->fiber);
+    for (size_t i = 0; i < o->frame_count; i++)
+        rb_gc_mark(o->frames[i]);
 }
 
 static void mark_spans(void *unused)
 {
     (void)unused;
-    rp_threads_each(mark_open, NULL);
+    each_open(mark_open);
 }
 
 static const rb_data_type_t mark_type = {
@@ -335,44 +554,39 @@ static const rb_data_type_t mark_type = {
 
 static VALUE mark_object = Qnil;
 
-/* A span still open at the end of a part that had begun before the part
- * did (a thread stuck in it, a fiber abandoned inside it) is closed as it
- * is, counted with no status, so that it is neither lost nor kept open
- * forever; the thread then leaves it. */
-static int64_t part_start_ns;
-static void close_open(rp_thread *t, void *unused);
-
-static void close_stale(rp_thread *t, void *unused)
+/* Ends request `o` now, from the caller's thread: a thread off the GVL
+ * since it released it counts that time as blocked (its own resume would
+ * add it later). */
+static void close_open(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_span *o)
 {
-    if (t->span_depth && t->span && t->span->mono_ns < part_start_ns)
-        close_open(t, unused);
-}
-
-/* Ends thread `t`'s open span now, from the caller's thread: one off the
- * GVL since it released it counts that time as blocked (its own resume
- * would add it later). */
-static void close_open(rp_thread *t, void *unused)
-{
-    (void)unused;
-    if (!t->span_depth || !t->span)
-        return;
     int64_t pending = t->suspended_ns ? rp_monotonic_ns() - t->suspended_ns : 0;
     t->acct_blocked_ns += pending;
-    t->span_depth = 1;
-    rp_spans_end(t, 0);
+    end_open(t, ts, o, 0);
     t->acct_blocked_ns -= pending;
 }
 
 void rp_spans_close_open(void)
 {
-    rp_threads_each(close_open, NULL);
+    each_open(close_open);
+}
+
+/* A request still open at the end of a part that had begun before the
+ * part did (a thread stuck in it, a fiber abandoned inside it) is closed
+ * as it is, counted with no status, so that it is neither lost nor kept
+ * open forever; its fiber then leaves it. */
+static int64_t part_start_ns;
+
+static void close_stale(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_span *o)
+{
+    if (o->mono_ns < part_start_ns)
+        close_open(t, ts, o);
 }
 
 int rp_spans_take(rp_rec_id id, rp_profile *p, bool clear)
 {
     span_set *set = &sets[id];
     if (clear && id == RP_REC_WHOLE) {
-        rp_threads_each(close_stale, NULL);
+        each_open(close_stale);
         part_start_ns = rp_monotonic_ns();
     }
     if (!set->ready)
@@ -395,11 +609,11 @@ int rp_spans_take(rp_rec_id id, rp_profile *p, bool clear)
     return rc;
 }
 
-static void forget_samples(rp_thread *t, void *unused)
+static void forget_open(rp_thread *t, void *unused)
 {
     (void)unused;
-    if (t->span)
-        t->span->count = t->span->frame_count = 0;
+    if (t->spans)
+        drop_open(t->spans);
 }
 
 void rp_spans_after_fork(void)
@@ -408,7 +622,8 @@ void rp_spans_after_fork(void)
         reset_set(&sets[r]);
         reset_lifetime(&lives[r]);
     }
-    rp_threads_each(forget_samples, NULL); /* the parent's samples are its own */
+    rp_threads_each(forget_open, NULL); /* the parent's requests are its own */
+    span_pid = (uint64_t)getpid();
 }
 
 void rp_spans_init(long k, long ms, bool lines)
@@ -416,6 +631,7 @@ void rp_spans_init(long k, long ms, bool lines)
     keep = k > 0 ? (size_t)k : RP_SLOW_KEEP_DEFAULT;
     slow_ns = ms > 0 ? (int64_t)ms * 1000000 : 0;
     record_lines = lines;
+    span_pid = (uint64_t)getpid();
     if (mark_object == Qnil) {
         /* Ruby marks a data object only when it has data */
         mark_object = rb_data_typed_object_wrap(0, &keep, &mark_type);

@@ -2,8 +2,9 @@
  * agent/spans.h — requests and jobs (spans): Rperf.request, and the Rack,
  * Sidekiq and ActiveJob middlewares through it.
  *
- * Owns: the outermost span open on each thread (nested ones count once,
- * at the outermost), its measurement at its edges from the agent's own
+ * Owns: the outermost span open on each fiber (nested ones count once,
+ * at the outermost; a fiber-per-request server's requests apart), its
+ * measurement at its edges and at fiber switches from the agent's own
  * accounting of the thread — wall clock, the thread's CPU clock
  * (thread_cpu.h), and what the GVL and GC hooks add up per thread
  * (threads.h: blocked, waiting for the GVL, in GC) — so that a 2 ms
@@ -14,12 +15,19 @@
  * their endpoint so far (all of the first 100) — until the writer takes
  * them.
  *
+ * Fibers: a thread's time counts for the request of the fiber that ran
+ * last among those with one — a fiber without one (an Enumerator's, the
+ * fiber scheduler's event loop) works for it; the time a request's fiber
+ * is suspended while another's runs counts as blocked (it waits for I/O
+ * or a timer through the scheduler, or for its turn).
+ *
  * Contexts: everything here runs on a Ruby thread holding the GVL (the
- * Ruby API's calls, the writer, the sampler); rp_spans_capture also runs
- * in the RESUMED hook and inside GC (the GC hooks' captures), where it
- * only reads the stack and grows C arrays. The GVL and GC hooks add to
- * the thread's counters. The frames held by open requests are marked (and
- * so pinned) by their own GC mark function.
+ * Ruby API's calls, the writer, the sampler, the fiber switch and thread
+ * end hooks); rp_spans_capture also runs in the RESUMED hook and inside
+ * GC (the GC hooks' captures), where it only reads the stack and grows C
+ * arrays. The GVL and GC hooks add to the thread's counters. The frames
+ * held by open requests, and their fibers, are marked (and so pinned) by
+ * their own GC mark function.
  */
 #ifndef RPERF_AGENT_SPANS_H
 #define RPERF_AGENT_SPANS_H
@@ -42,8 +50,8 @@ void rp_spans_init(long keep, long slow_ms, bool lines);
  * wait time in every mode). */
 bool rp_spans_used(void);
 
-/* GVL held: thread `t` enters / leaves a span of endpoint `name`; only
- * the outermost counts. `queued_ns` (CLOCK_REALTIME, 0: none): when the
+/* GVL held: the current fiber of thread `t` enters / leaves a span of
+ * endpoint `name`; only its outermost counts. `queued_ns` (CLOCK_REALTIME, 0: none): when the
  * request reached the front of the system (a proxy's X-Request-Start);
  * the span then begins there, the stretch until now its queue time —
  * unless it is in the future or more than RP_SPAN_QUEUE_MAX_NS ago, a
@@ -52,6 +60,10 @@ bool rp_spans_used(void);
 #define RP_SPAN_QUEUE_MAX_NS (3600 * 1000000000LL)
 int rp_spans_begin(rp_thread *t, const char *name, size_t len, int64_t queued_ns);
 void rp_spans_end(rp_thread *t, int status);
+
+/* GVL held (rp_gvl_gc_update / _stop): the fiber switch and thread end
+ * hooks on or off — on while requests are recorded. */
+void rp_spans_hook(bool on);
 
 /* GVL held (the sampler, for a capture with `n` charges on thread `t`):
  * when the thread is inside a span, keeps the sample with it until it
@@ -68,7 +80,9 @@ void rp_spans_spill_open(void);
 
 /* GVL held, at the end of the process: the requests still open end now
  * (no status): a thread stuck in one, a fiber abandoned inside one. At a
- * part's end (rp_spans_take) those open since before the part began do. */
+ * part's end (rp_spans_take) those open since before the part began do,
+ * at a thread's end those of its fibers, and beyond 1,024 open on one
+ * thread the oldest. */
 void rp_spans_close_open(void);
 
 /* GVL held (the writer): adds recording `id`'s requests since they were

@@ -3,6 +3,7 @@
  */
 #include "thread_cpu.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -28,6 +29,7 @@ bool rp_thread_cpu_mn(void)
 void rp_thread_cpu_reset(rp_thread_cpu *c)
 {
     *c = (rp_thread_cpu){0};
+    c->has_native_clock = !mn && pthread_getcpuclockid(pthread_self(), &c->native_clock) == 0;
 }
 
 static int64_t native_ns(void)
@@ -59,6 +61,16 @@ int64_t rp_thread_cpu_now(rp_thread_cpu *c)
         attach(c, native); /* a resume the hooks did not see */
     c->last = native + c->offset;
     return c->last;
+}
+
+int64_t rp_thread_cpu_peek(const rp_thread_cpu *c)
+{
+    if (mn || !c->has_native_clock)
+        return c->last;
+    struct timespec ts;
+    if (clock_gettime(c->native_clock, &ts) != 0)
+        return c->last; /* the native thread is gone */
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 void rp_thread_cpu_resumed(rp_thread_cpu *c)

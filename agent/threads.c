@@ -93,12 +93,11 @@ rp_thread *rp_threads_current(bool *is_new)
             records_allocated++;
             t->next_record = all_records;
             all_records = t;
-            t->span = NULL; /* a recycled record keeps its span buffer */
+            t->spans = NULL; /* a recycled record keeps its requests' buffers */
         }
         rb_internal_thread_specific_set(thread, thread_key, t);
         t->label_set = 0;
         t->profile_depth = 0;
-        t->span_depth = 0;
         t->acct_blocked_ns = t->acct_wait_ns = t->acct_gc_ns = 0;
     }
     memset(t->clock, 0, sizeof(t->clock)); /* epoch 0: none */

@@ -44,8 +44,7 @@ typedef struct rp_thread {
      * while requests are recorded (spans.h): blocked (released until
      * ready), waiting for the GVL (ready until resumed), in GC. */
     int64_t acct_blocked_ns, acct_wait_ns, acct_gc_ns;
-    uint32_t span_depth;  /* Rperf.request blocks the thread is inside */
-    struct rp_open_span *span; /* the outermost one's start (spans.c), or NULL */
+    struct rp_thread_spans *spans; /* the requests open on its fibers (spans.c), or NULL */
     VALUE thread;         /* the Ruby Thread (not marked: only compared) */
     struct rp_thread *next_free;
     struct rp_thread *next_record; /* every record ever allocated */

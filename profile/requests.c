@@ -4,7 +4,9 @@
  */
 #include "requests.h"
 
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +30,13 @@ void rp_requests_free(rp_requests *r)
     free(r->slow);
     rp_idxset_free(&r->index);
     memset(r, 0, sizeof(*r));
+}
+
+int rp_span_label(int64_t id, char buf[RP_SPAN_LABEL_MAX])
+{
+    uint64_t pid = (uint64_t)id >> 32, n = (uint64_t)id & 0xffffffffu;
+    return pid ? snprintf(buf, RP_SPAN_LABEL_MAX, "%" PRIu64 ".%" PRIu64, pid, n)
+               : snprintf(buf, RP_SPAN_LABEL_MAX, "%" PRIu64, n);
 }
 
 struct name_key {

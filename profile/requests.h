@@ -48,7 +48,7 @@ typedef struct rp_slow_span {
     int64_t start_ns;    /* CLOCK_REALTIME */
     int64_t status;      /* 0: none */
     int64_t thread_seq;
-    int64_t span_id;     /* its samples carry RP_LABEL_SPAN=<span_id> (0: none) */
+    int64_t span_id;     /* its process id << 32 | its number there (0: none) */
     rp_span_split split;
 } rp_slow_span;
 
@@ -75,6 +75,12 @@ int rp_endpoint_merge(rp_endpoint *dst, const rp_endpoint *src);
 
 /* Keeps a slow span. Returns 0 or -1. */
 int rp_requests_add_slow(rp_requests *r, const rp_slow_span *s);
+
+/* The value of RP_LABEL_SPAN that span `id`'s samples carry, into `buf`:
+ * "PID.N", unique in a session of many processes ("N" without a process
+ * id). Returns its length. */
+#define RP_SPAN_LABEL_MAX 24
+int rp_span_label(int64_t id, char buf[RP_SPAN_LABEL_MAX]);
 
 int rp_hist_bucket(int64_t ns);
 /* The geometric middle of bucket `b`, in ns. */

@@ -302,7 +302,10 @@ static int write_requests(rp_json *j, const rp_profile *p)
         rp_json_member_cstring(j, "endpoint", rp_profile_str(p, slow[i].endpoint));
         write_split(j, &slow[i].split);
         rp_json_member_int(j, "status", slow[i].status);
-        rp_json_member_int(j, "span", slow[i].span_id);
+        char span[RP_SPAN_LABEL_MAX] = "";
+        if (slow[i].span_id)
+            rp_span_label(slow[i].span_id, span);
+        rp_json_member_cstring(j, "span", span);
         rp_json_end_object(j);
     }
     rp_json_end_array(j);

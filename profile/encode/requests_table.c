@@ -123,15 +123,15 @@ static int write_slowest(rp_out *out, const rp_profile *p, const rp_requests_opt
         n = (size_t)o->slowest;
     rp_out_printf(out, "The %zu slowest requests and jobs kept (the samples of each carry its %%span: "
                        "rperf-analyze report --tagfocus %%span=^ID$)\n\n", n);
-    rp_out_printf(out, "  %10s %6s %6s %6s %6s %6s %6s %7s %8s  %s\n", "ms", "%queue", "%cpu", "%wait", "%block",
+    rp_out_printf(out, "  %10s %6s %6s %6s %6s %6s %6s %7s %13s  %s\n", "ms", "%queue", "%cpu", "%wait", "%block",
                   "%gc", "status", "thread", "%span", "endpoint");
     for (size_t i = 0; i < n; i++) {
         const rp_slow_span *s = &spans[i];
         int64_t wall = s->split.wall_ns;
-        char span[24] = "-";
+        char span[RP_SPAN_LABEL_MAX] = "-";
         if (s->span_id)
-            snprintf(span, sizeof(span), "%" PRId64, s->span_id);
-        rp_out_printf(out, "  %10.2f %6.1f %6.1f %6.1f %6.1f %6.1f %6" PRId64 " %7" PRId64 " %8s  %s\n",
+            rp_span_label(s->span_id, span);
+        rp_out_printf(out, "  %10.2f %6.1f %6.1f %6.1f %6.1f %6.1f %6" PRId64 " %7" PRId64 " %13s  %s\n",
                       ms((double)wall), share(s->split.queue_ns, wall), share(s->split.cpu_ns, wall), share(s->split.gvl_wait_ns, wall),
                       share(s->split.blocked_ns, wall), share(s->split.gc_ns, wall), s->status, s->thread_seq,
                       span, rp_profile_str(p, s->endpoint));

@@ -830,7 +830,7 @@
   // graph on the samples of the slow requests kept there (their %span).
   function focusSpans(ids) {
     if (!ids.length) return;
-    $('tagfocus').value = `%span=^(${ids.join('|')})$`;
+    $('tagfocus').value = `%span=^(${ids.map((id) => id.replace(/\./g, '\\.')).join('|')})$`;
     onControl();
     selectTab('flame');
   }
@@ -854,7 +854,7 @@
       `${cell(s.status || '')}${cell(s.span || '-')}<td>${escapeHtml(s.endpoint)}</td></tr>`).join('');
     $('slow-body').addEventListener('click', (ev) => {
       const tr = ev.target.closest('tr[data-span]');
-      if (tr && tr.dataset.span !== '0') focusSpans([tr.dataset.span]);
+      if (tr && tr.dataset.span) focusSpans([tr.dataset.span]);
     });
     $('requests-body').addEventListener('click', (ev) => {
       const tr = ev.target.closest('tr[data-endpoint]');

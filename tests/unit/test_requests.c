@@ -104,6 +104,20 @@ static void expect_error(const char *json, const char *expect)
     expect_read_error_at(tmp_path("bad.json"), json, expect);
 }
 
+/* A slow span's %span value names its process: two workers' span 2 are
+ * told apart in a merged session. */
+static void test_span_labels_name_the_process(void **state)
+{
+    (void)state;
+    char buf[RP_SPAN_LABEL_MAX];
+    assert_int_equal(rp_span_label((int64_t)4174 << 32 | 2, buf), 6);
+    assert_string_equal(buf, "4174.2");
+    rp_span_label((int64_t)4194304 << 32 | 0xffffffffu, buf);
+    assert_string_equal(buf, "4194304.4294967295");
+    rp_span_label(17, buf); /* a file of an older agent: a number alone */
+    assert_string_equal(buf, "17");
+}
+
 static void test_bad_requests_are_named(void **state)
 {
     (void)state;
@@ -141,6 +155,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quantiles_within_one_percent),
         cmocka_unit_test(test_round_trip_and_merge),
+        cmocka_unit_test(test_span_labels_name_the_process),
         cmocka_unit_test(test_bad_requests_are_named),
         cmocka_unit_test(test_json_report),
     };
