@@ -395,12 +395,16 @@ static void end_open(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_sp
     if (ts->current == o)
         give_thread(t, ts, NULL, now);
     o->away_ns += now - o->away_since_ns;
-    int64_t gc = o->spent.gc_ns, cpu = o->spent.cpu_ns - gc;
+    int64_t wall = now - o->mono_ns, gc = o->spent.gc_ns;
+    /* the CPU clock ticks apart from the monotonic one: not more than the
+     * request's time in the application (a 0.1 ms request at "100.1%") */
+    int64_t cpu = o->spent.cpu_ns - gc, most = wall - o->queue_ns - gc;
+    cpu = cpu < most ? cpu : most;
     rp_slow_span s = {
         .start_ns = o->real_ns,
         .status = status,
         .thread_seq = t->thread_seq,
-        .split = {.wall_ns = now - o->mono_ns,
+        .split = {.wall_ns = wall,
                   .cpu_ns = cpu > 0 ? cpu : 0,
                   .gvl_wait_ns = o->spent.wait_ns,
                   .blocked_ns = o->spent.blocked_ns + o->away_ns,

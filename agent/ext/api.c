@@ -360,7 +360,7 @@ static VALUE rperf_agent_session_dir(VALUE self)
 
 /* Rperf.running? */
 /* Rperf._request_begin(name, queued_at) / Rperf._request_end(status): a
- * request or job of endpoint `name` on the calling thread (spans.h;
+ * request or job of endpoint `name` on the calling fiber (spans.h;
  * nested ones count once), queued since `queued_at` (Unix time in seconds,
  * a Float; nil: not known); status 0 or nil for none. Nothing without a
  * profile. */

@@ -87,7 +87,8 @@ module Rperf
 
     # Rperf.request(name) { ... }: the block is one request or job of
     # endpoint `name` (rperf-analyze requests): its latency and how its
-    # thread spent it; nested ones count once, at the outermost. The Rack,
+    # thread spent it; nested ones (in the same fiber) count once, at the
+    # outermost; each fiber's are its own (fiber-per-request servers). The Rack,
     # Sidekiq and ActiveJob middlewares call it for every request and job.
     # queued_at: (a Time, or Unix time in seconds) when the request reached
     # the system or the job was enqueued: the request then starts there,
