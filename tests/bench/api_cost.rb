@@ -39,7 +39,16 @@ end
 ids = Array.new(N) { |i| "req-#{i}" } # a new value per call: a new label set each time
 report("label_block_new_value", base) { ids.each { |id| Rperf.label(request: id) {} } }
 report("profile_block", base) { N.times { Rperf.profile(endpoint: "/users") {} } }
+# A fiber switched to and back (as Enumerator#next does), before any
+# request: no fiber switch hook yet — the base of the fiber_switch rows.
+pong = Fiber.new { loop { Fiber.yield } }
+switch = best_ns_per_call { N.times { pong.resume } }
 report("request_block", base) { N.times { Rperf.request("GET /users") {} } }
+# Once a request was recorded the agent's fiber switch hook is on: what
+# it adds to each resume and yield, outside a request and inside one
+# (the switch then looks for the fiber's own request).
+report("fiber_switch_hooked", switch) { N.times { pong.resume } }
+report("fiber_switch_in_request", switch) { Rperf.request("GET /enum") { N.times { pong.resume } } }
 
 app = ->(_env) { [200, {}, ["ok"]] }
 env = {"REQUEST_METHOD" => "GET", "PATH_INFO" => "/users/123/posts/9"}
