@@ -32,6 +32,12 @@ void rp_requests_free(rp_requests *r)
     memset(r, 0, sizeof(*r));
 }
 
+int64_t rp_split_other_ns(const rp_span_split *s)
+{
+    int64_t rest = s->wall_ns - s->queue_ns - s->cpu_ns - s->gvl_wait_ns - s->blocked_ns - s->gc_ns;
+    return rest > 0 ? rest : 0;
+}
+
 int rp_span_label(int64_t id, char buf[RP_SPAN_LABEL_MAX])
 {
     uint64_t pid = (uint64_t)id >> 32, n = (uint64_t)id & 0xffffffffu;

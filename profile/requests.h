@@ -35,6 +35,11 @@ typedef struct rp_span_split {
     int64_t wall_ns, cpu_ns, gvl_wait_ns, blocked_ns, gc_ns, queue_ns;
 } rp_span_split;
 
+/* The rest of a split's wall time, none of its states: its thread held
+ * the GVL and was not on a core — the OS ran something else (more
+ * runnable threads than cores). 0 when the parts add up to more. */
+int64_t rp_split_other_ns(const rp_span_split *s);
+
 typedef struct rp_endpoint {
     uint32_t name; /* string id */
     int64_t count, max_ns;

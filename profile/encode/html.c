@@ -252,6 +252,7 @@ static void write_split(rp_json *j, const rp_span_split *s)
     rp_json_member_int(j, "blocked_ns", s->blocked_ns);
     rp_json_member_int(j, "gc_ns", s->gc_ns);
     rp_json_member_int(j, "queue_ns", s->queue_ns);
+    rp_json_member_int(j, "other_ns", rp_split_other_ns(s));
 }
 
 static void write_endpoint(rp_json *j, const rp_profile *p, const rp_endpoint *e)

@@ -73,6 +73,7 @@ static void write_json(rp_out *out, const rp_profile *p, const rp_endpoint **row
             {"total_ms", ms((double)e->sum.wall_ns)},      {"cpu_ms", ms((double)e->sum.cpu_ns)},
             {"gvl_wait_ms", ms((double)e->sum.gvl_wait_ns)}, {"blocked_ms", ms((double)e->sum.blocked_ns)},
             {"gc_ms", ms((double)e->sum.gc_ns)},           {"queue_ms", ms((double)e->sum.queue_ns)},
+            {"other_ms", ms((double)rp_split_other_ns(&e->sum))},
         };
         for (size_t k = 0; k < sizeof(values) / sizeof(values[0]); k++) {
             rp_json_key(&j, values[k].key);
@@ -94,17 +95,18 @@ static void write_table(rp_out *out, const rp_profile *p, const rp_endpoint **ro
 {
     char count[RP_NUMFMT_MAX];
     rp_out_printf(out, "Requests and jobs: %zu endpoints\n\n", n);
-    rp_out_printf(out, "  %8s %9s %9s %9s %9s %11s %6s %6s %6s %6s %6s  %s\n", "count", "p50 ms", "p90 ms",
-                  "p99 ms", "max ms", "total ms", "%queue", "%cpu", "%wait", "%block", "%gc", "endpoint");
+    rp_out_printf(out, "  %8s %9s %9s %9s %9s %11s %6s %6s %6s %6s %6s %6s  %s\n", "count", "p50 ms", "p90 ms",
+                  "p99 ms", "max ms", "total ms", "%queue", "%cpu", "%wait", "%block", "%gc", "%other", "endpoint");
     for (size_t i = 0; i < n; i++) {
         const rp_endpoint *e = rows[i];
-        rp_out_printf(out, "  %8s %9.2f %9.2f %9.2f %9.2f %11.1f %6.1f %6.1f %6.1f %6.1f %6.1f  %s\n",
+        rp_out_printf(out, "  %8s %9.2f %9.2f %9.2f %9.2f %11.1f %6.1f %6.1f %6.1f %6.1f %6.1f %6.1f  %s\n",
                       rp_fmt_int(e->count, count), ms(rp_endpoint_quantile(e, 0.50)),
                       ms(rp_endpoint_quantile(e, 0.90)), ms(rp_endpoint_quantile(e, 0.99)), ms((double)e->max_ns),
                       ms((double)e->sum.wall_ns), share(e->sum.queue_ns, e->sum.wall_ns),
                       share(e->sum.cpu_ns, e->sum.wall_ns),
                       share(e->sum.gvl_wait_ns, e->sum.wall_ns), share(e->sum.blocked_ns, e->sum.wall_ns),
-                      share(e->sum.gc_ns, e->sum.wall_ns), rp_profile_str(p, e->name));
+                      share(e->sum.gc_ns, e->sum.wall_ns), share(rp_split_other_ns(&e->sum), e->sum.wall_ns),
+                      rp_profile_str(p, e->name));
     }
 }
 
@@ -123,18 +125,19 @@ static int write_slowest(rp_out *out, const rp_profile *p, const rp_requests_opt
         n = (size_t)o->slowest;
     rp_out_printf(out, "The %zu slowest requests and jobs kept (the samples of each carry its %%span: "
                        "rperf-analyze report --tagfocus %%span=^ID$)\n\n", n);
-    rp_out_printf(out, "  %10s %6s %6s %6s %6s %6s %6s %7s %13s  %s\n", "ms", "%queue", "%cpu", "%wait", "%block",
-                  "%gc", "status", "thread", "%span", "endpoint");
+    rp_out_printf(out, "  %10s %6s %6s %6s %6s %6s %6s %6s %7s %13s  %s\n", "ms", "%queue", "%cpu", "%wait",
+                  "%block", "%gc", "%other", "status", "thread", "%span", "endpoint");
     for (size_t i = 0; i < n; i++) {
         const rp_slow_span *s = &spans[i];
         int64_t wall = s->split.wall_ns;
         char span[RP_SPAN_LABEL_MAX] = "-";
         if (s->span_id)
             rp_span_label(s->span_id, span);
-        rp_out_printf(out, "  %10.2f %6.1f %6.1f %6.1f %6.1f %6.1f %6" PRId64 " %7" PRId64 " %13s  %s\n",
-                      ms((double)wall), share(s->split.queue_ns, wall), share(s->split.cpu_ns, wall), share(s->split.gvl_wait_ns, wall),
-                      share(s->split.blocked_ns, wall), share(s->split.gc_ns, wall), s->status, s->thread_seq,
-                      span, rp_profile_str(p, s->endpoint));
+        rp_out_printf(out, "  %10.2f %6.1f %6.1f %6.1f %6.1f %6.1f %6.1f %6" PRId64 " %7" PRId64 " %13s  %s\n",
+                      ms((double)wall), share(s->split.queue_ns, wall), share(s->split.cpu_ns, wall),
+                      share(s->split.gvl_wait_ns, wall), share(s->split.blocked_ns, wall), share(s->split.gc_ns, wall),
+                      share(rp_split_other_ns(&s->split), wall), s->status, s->thread_seq, span,
+                      rp_profile_str(p, s->endpoint));
     }
     free(spans);
     return 0;

@@ -846,12 +846,13 @@
       `<tr data-endpoint="${i}">${cell(countFormat.format(e.count))}${cell(f2(e.p50_ns))}${cell(f2(e.p90_ns))}` +
       `${cell(f2(e.p99_ns))}${cell(f2(e.max_ns))}${cell(msFormat.format(e.wall_ns / 1e6))}` +
       `${cell(share(e.queue_ns || 0, e.wall_ns))}${cell(share(e.cpu_ns, e.wall_ns))}${cell(share(e.gvl_wait_ns, e.wall_ns))}` +
-      `${cell(share(e.blocked_ns, e.wall_ns))}${cell(share(e.gc_ns, e.wall_ns))}<td>${escapeHtml(e.name)}</td></tr>`).join('');
+      `${cell(share(e.blocked_ns, e.wall_ns))}${cell(share(e.gc_ns, e.wall_ns))}${cell(share(e.other_ns || 0, e.wall_ns))}` +
+      `<td>${escapeHtml(e.name)}</td></tr>`).join('');
     $('slow-body').innerHTML = req.slow.map((s) =>
       `<tr data-span="${s.span}">${cell(f2(s.wall_ns))}${cell(share(s.queue_ns || 0, s.wall_ns))}` +
       `${cell(share(s.cpu_ns, s.wall_ns))}` +
       `${cell(share(s.gvl_wait_ns, s.wall_ns))}${cell(share(s.blocked_ns, s.wall_ns))}${cell(share(s.gc_ns, s.wall_ns))}` +
-      `${cell(s.status || '')}${cell(s.span || '-')}<td>${escapeHtml(s.endpoint)}</td></tr>`).join('');
+      `${cell(share(s.other_ns || 0, s.wall_ns))}${cell(s.status || '')}${cell(s.span || '-')}<td>${escapeHtml(s.endpoint)}</td></tr>`).join('');
     $('slow-body').addEventListener('click', (ev) => {
       const tr = ev.target.closest('tr[data-span]');
       if (tr && tr.dataset.span) focusSpans([tr.dataset.span]);

@@ -25,6 +25,8 @@ run(async () => {
       const row = rows.find((r) => r[r.length - 1] === e.name);
       check(row && Number(row[0].replace(/,/g, '')) === e.count && row[3] === e.p99_ms.toFixed(2),
         `${e.name}: count ${row && row[0]} (${e.count}), p99 ${row && row[3]} ms (${e.p99_ms.toFixed(2)})`);
+      const other = (100 * e.other_ms) / e.total_ms;
+      check(row && Math.abs(Number(row[11]) - other) <= 0.1, `${e.name}: %other ${row && row[11]} (${other.toFixed(1)})`);
     }
     const slowName = 'GET /slow';
     await page.evaluate((name) => [...document.querySelectorAll('#requests-body tr')]

@@ -98,7 +98,7 @@ for mode in wall cpu; do
     fi
     note "$at: the slowest /slow: $(awk '{ printf "%s ms, %s%% queued, %s%% blocked; ", $1, $2, $5 }' rows.txt)"
     # its own call tree: the samples labelled with its %span
-    span=$(awk '$1 * $5 / 100 >= 45 { print $9; exit }' rows.txt)
+    span=$(awk '$1 * $5 / 100 >= 45 { print $10; exit }' rows.txt)
     [ -n "$span" ] && [ "$span" != - ] || fail "$at: the slowest sleeping /slow request has no %span: $(cat slowest.txt)"
     "$ANALYZE" report --tagfocus "%span=^${span//./\\.}\$" --top 20 "$dir" >tree.txt || fail "$at: report --tagfocus %span"
     # ... of one request of one process (a fiber's may have none: it ran

@@ -143,7 +143,7 @@ static void test_json_report(void **state)
     assert_int_equal(rp_requests_write(&p, out, &o), 0);
     assert_int_equal(rp_out_close(out), 0);
     if (!strstr(text, "\"name\":\"GET /a\",\"count\":10,") || !strstr(text, "\"blocked_ms\":70,") ||
-        !strstr(text, "\"queue_ms\":2.5,") ||
+        !strstr(text, "\"queue_ms\":2.5,") || !strstr(text, "\"other_ms\":2.5,") ||
         !strstr(text, "\"status\":{\"2xx\":10}"))
         fail_msg("json: %s", text);
     free(text);
