@@ -19,9 +19,10 @@
 #include "../profile/profile.h"
 
 /* GVL held: installs the hooks the open recordings need (recording.h):
- * GC hooks, and thread hooks for the events their modes need; removes
- * them all when none is open. Called whenever a recording opens or
- * closes. */
+ * GC hooks, thread hooks for the events their modes need, and once a
+ * request was recorded the fiber switch and thread end hooks of spans.h;
+ * removes them all when none is open. Called whenever a recording opens
+ * or closes, and at the first request. */
 void rp_gvl_gc_update(void);
 
 /* GVL held, on the process's main thread (in a fork child, after a failed
