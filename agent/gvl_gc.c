@@ -154,6 +154,7 @@ static void account_resume(rp_thread *t, int64_t now)
     int64_t ready = t->ready_ns && t->ready_ns > t->suspended_ns ? t->ready_ns : now;
     t->acct_blocked_ns += ready - t->suspended_ns;
     t->acct_wait_ns += now - ready;
+    rp_spans_blocked(t, ready - t->suspended_ns);
 }
 
 static void on_resumed(void)

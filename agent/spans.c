@@ -54,6 +54,12 @@ struct rp_open_span {
     int64_t away_since_ns; /* CLOCK_MONOTONIC when another request took the thread */
     int64_t away_ns;       /* time so spent suspended */
     uint32_t label_set;    /* its fiber's labels while suspended (labels.h) */
+    /* its longest block off the GVL so far, and where: the method it
+     * blocked in and its caller, with their lines (marked while open) */
+    int64_t longest_block_ns;
+    VALUE block_frames[2];
+    int block_lines[2];
+    int block_depth;
     size_t name_len;
     char name[RP_SPAN_NAME_MAX];
     span_sample *samples;
@@ -175,34 +181,53 @@ void rp_spans_begin_recording(rp_rec_id id)
 }
 
 /* Keeps `s` among the K slowest of endpoint `index` of `set` when it is
- * slow (RPERF_SLOW_MS, else at least `threshold`); returns whether it was
- * kept. */
-static bool keep_slow(span_set *set, size_t index, const rp_slow_span *s, double threshold)
+ * slow (RPERF_SLOW_MS, else at least `threshold`); returns where it was
+ * kept, or NULL. */
+static rp_slow_span *keep_slow(span_set *set, size_t index, const rp_slow_span *s, double threshold)
 {
     if (slow_ns ? s->split.wall_ns < slow_ns : (double)s->split.wall_ns < threshold)
-        return false;
+        return NULL;
     size_t need = set->store.requests.count;
     if (need > set->slow_cap) {
         size_t old = set->slow_cap;
         if (RP_VEC_RESERVE(set->slow, set->slow_cap, need) != 0)
-            return false;
+            return NULL;
         memset(set->slow + old, 0, (set->slow_cap - old) * sizeof(*set->slow));
     }
     slow_list *l = &set->slow[index];
     if (!l->items && !(l->items = rp_alloc_array(keep, sizeof(*l->items))))
-        return false;
+        return NULL;
     if (l->count < keep) {
-        l->items[l->count++] = *s;
-        return true;
+        l->items[l->count] = *s;
+        return &l->items[l->count++];
     }
     size_t fastest = 0;
     for (size_t i = 1; i < l->count; i++)
         if (l->items[i].split.wall_ns < l->items[fastest].split.wall_ns)
             fastest = i;
     if (s->split.wall_ns <= l->items[fastest].split.wall_ns)
-        return false;
+        return NULL;
     l->items[fastest] = *s;
-    return true;
+    return &l->items[fastest];
+}
+
+/* Where request `o` blocked longest, into `buf`: "Kernel#sleep at
+ * app.rb:12" — the method and the line that called it (GVL held: makes
+ * Ruby strings). Returns its length, 0 if it never blocked. */
+static size_t block_place(const struct rp_open_span *o, char *buf, size_t size)
+{
+    if (o->block_depth <= 0)
+        return 0;
+    VALUE label = rb_profile_frame_full_label(o->block_frames[0]);
+    int at = o->block_depth > 1 ? 1 : 0; /* a C method has no line: its caller's */
+    VALUE path = rb_profile_frame_path(o->block_frames[at]);
+    if (!RB_TYPE_P(label, T_STRING))
+        return 0;
+    int n = RB_TYPE_P(path, T_STRING)
+                ? snprintf(buf, size, "%.*s at %.*s:%d", (int)RSTRING_LEN(label), RSTRING_PTR(label),
+                           (int)RSTRING_LEN(path), RSTRING_PTR(path), o->block_lines[at])
+                : snprintf(buf, size, "%.*s", (int)RSTRING_LEN(label), RSTRING_PTR(label));
+    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 }
 
 /* Adds the span to recording's `set`; returns whether it was kept as
@@ -216,7 +241,12 @@ static bool add_span(span_set *set, lifetime *life, const struct rp_open_span *o
     rp_endpoint *e = name == RP_IDX_NONE ? NULL : rp_requests_endpoint(&set->store.requests, name);
     if (!e || rp_endpoint_add(e, &s->split, (int)s->status) != 0)
         return false;
-    return keep_slow(set, (size_t)(e - set->store.requests.endpoints), s, threshold);
+    rp_slow_span *kept = keep_slow(set, (size_t)(e - set->store.requests.endpoints), s, threshold);
+    char place[512];
+    size_t len = kept ? block_place(o, place, sizeof(place)) : 0;
+    if (len)
+        kept->blocked_at = rp_profile_string(&set->store, place, len);
+    return kept != NULL;
 }
 
 /* A request's latency class (RP_LABEL_LATENCY): a decade of ms. */
@@ -358,6 +388,8 @@ static struct rp_open_span *open_span(rp_thread *t, struct rp_thread_spans *ts, 
     o->spilled = false;
     o->spent = (span_time){0};
     o->away_since_ns = o->away_ns = 0;
+    o->longest_block_ns = 0;
+    o->block_depth = 0;
     o->name_len = len < RP_SPAN_NAME_MAX ? len : RP_SPAN_NAME_MAX;
     memcpy(o->name, name, o->name_len);
     o->real_ns = rp_clock_ns(CLOCK_REALTIME);
@@ -410,6 +442,8 @@ static void end_open(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_sp
                   .blocked_ns = o->spent.blocked_ns + o->away_ns,
                   .gc_ns = gc,
                   .queue_ns = o->queue_ns},
+        .longest_block_ns = o->longest_block_ns,
+        .blocked_at = RP_IDX_NONE,
     };
     bool slow = false;
     uint64_t id = span_pid << 32 | ++next_span_number;
@@ -473,6 +507,19 @@ void rp_spans_hook(bool on)
         rb_remove_event_hook(on_thread_end);
     }
     hooked = on;
+}
+
+void rp_spans_blocked(const rp_thread *t, int64_t ns)
+{
+    const struct rp_thread_spans *ts = t->spans;
+    struct rp_open_span *o = spans_belong(ts, t) ? ts->current : NULL;
+    if (!o || ns <= o->longest_block_ns)
+        return;
+    int depth = rb_profile_frames(0, 2, o->block_frames, o->block_lines);
+    if (depth <= 0)
+        return;
+    o->block_depth = depth;
+    o->longest_block_ns = ns;
 }
 
 /* The samples kept so far go to the tables, and the rest as they come. */
@@ -541,6 +588,8 @@ static void mark_open(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_s
 {
     (void)t, (void)ts;
     rb_gc_mark(o->fiber);
+    for (int i = 0; i < o->block_depth; i++)
+        rb_gc_mark(o->block_frames[i]);
     for (size_t i = 0; i < o->frame_count; i++)
         rb_gc_mark(o->frames[i]);
 }
@@ -605,6 +654,8 @@ int rp_spans_take(rp_rec_id id, rp_profile *p, bool clear)
         for (size_t k = 0; rc == 0 && i < set->slow_cap && k < set->slow[i].count; k++) {
             rp_slow_span s = set->slow[i].items[k];
             s.endpoint = name;
+            if (s.blocked_at != RP_IDX_NONE)
+                s.blocked_at = rp_profile_cstring(p, rp_profile_str(&set->store, s.blocked_at));
             rc = rp_requests_add_slow(&p->requests, &s);
         }
     }

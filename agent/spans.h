@@ -65,6 +65,12 @@ void rp_spans_end(rp_thread *t, int status);
  * hooks on or off — on while requests are recorded. */
 void rp_spans_hook(bool on);
 
+/* RESUMED hook (GVL held, on thread `t`): it was blocked off the GVL for
+ * `ns` in one go; when that is the longest of its current request so far
+ * the request keeps where (the stack's two innermost frames), for its
+ * slow span's "blocked_at". Only reads the stack. */
+void rp_spans_blocked(const rp_thread *t, int64_t ns);
+
 /* GVL held (the sampler, for a capture with `n` charges on thread `t`):
  * when the thread is inside a span, keeps the sample with it until it
  * ends (it then reaches the tables, labelled RP_LABEL_SPAN=<its id> when

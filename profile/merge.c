@@ -176,6 +176,8 @@ static int add_requests(rp_requests *dst, const rp_requests *src, const uint32_t
     for (size_t i = 0; i < src->slow_count; i++) {
         rp_slow_span s = src->slow[i];
         s.endpoint = names ? names[s.endpoint] : s.endpoint;
+        if (names && s.blocked_at != RP_IDX_NONE)
+            s.blocked_at = names[s.blocked_at];
         if (rp_requests_add_slow(dst, &s) != 0)
             return -1;
     }

@@ -81,6 +81,7 @@ static const rp_int_field slow_span_fields[] = {
     RP_INT_FIELD(RP_KEY_THREAD_SEQ, rp_slow_span, thread_seq),
     RP_INT_FIELD(RP_KEY_REQ_SPAN, rp_slow_span, span_id),
     SPLIT_FIELDS(rp_slow_span, split),
+    RP_INT_FIELD(RP_KEY_REQ_LONGEST_BLOCK_NS, rp_slow_span, longest_block_ns),
 };
 const rp_int_fields rp_slow_span_fields = FIELD_TABLE(slow_span_fields);
 

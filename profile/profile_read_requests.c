@@ -55,20 +55,25 @@ static int read_histogram(struct doc *d, rp_jtok tok, rp_endpoint *e)
 }
 
 /* One object of the "endpoints" or "slow" array: its string member
- * `name_key` into *name, its integers into `base` by `table`, and for an
- * endpoint (`e`) its status and histogram. */
+ * `name_key` into *name, its integers into `base` by `table`, for an
+ * endpoint (`e`) its status and histogram, for a slow span its optional
+ * "blocked_at" string into *blocked_at (RP_IDX_NONE when absent). */
 static int read_object(struct doc *d, rp_jtok tok, const char *name_key, uint32_t *name, void *base,
-                       rp_int_fields table, rp_endpoint *e)
+                       rp_int_fields table, rp_endpoint *e, uint32_t *blocked_at)
 {
     if (tok != RP_JT_BEGIN_OBJECT)
         return rp_doc_shape_error(d, tok, "\"requests\": endpoints and slow spans must be objects");
     *name = RP_IDX_NONE;
+    if (blocked_at)
+        *blocked_at = RP_IDX_NONE;
     while ((tok = rp_jr_next(&d->jr)) == RP_JT_KEY) {
         const rp_int_field *f = rp_doc_field_named(d, table);
         bool is_name = key_is(d, name_key), is_status = e && key_is(d, RP_KEY_REQ_STATUS);
         bool is_hist = e && key_is(d, RP_KEY_REQ_HISTOGRAM);
+        bool is_blocked_at = blocked_at && key_is(d, RP_KEY_REQ_BLOCKED_AT);
         tok = rp_jr_next(&d->jr);
         int rc = is_name     ? rp_doc_read_string(d, tok, name_key, name)
+                 : is_blocked_at ? rp_doc_read_string(d, tok, RP_KEY_REQ_BLOCKED_AT, blocked_at)
                  : is_status ? read_status(d, tok, e)
                  : is_hist   ? read_histogram(d, tok, e)
                  : f         ? rp_doc_read_count(d, tok, f->key, rp_int_field_at(base, f))
@@ -94,7 +99,7 @@ static int read_endpoints(struct doc *d, rp_jtok tok)
     while ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY) {
         rp_endpoint read = {0};
         uint32_t name;
-        int rc = read_object(d, tok, RP_KEY_REQ_NAME, &name, &read, rp_endpoint_fields, &read);
+        int rc = read_object(d, tok, RP_KEY_REQ_NAME, &name, &read, rp_endpoint_fields, &read, NULL);
         rp_endpoint *e = rc == 0 ? rp_requests_endpoint(&d->p->requests, name) : NULL;
         if (rc == 0 && (!e || rp_endpoint_merge(e, &read) != 0))
             rc = rp_doc_out_of_memory(d);
@@ -111,7 +116,7 @@ static int read_slow(struct doc *d, rp_jtok tok)
         return rp_doc_shape_error(d, tok, "\"requests\".\"slow\" must be an array");
     while ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY) {
         rp_slow_span s = {0};
-        if (read_object(d, tok, RP_KEY_REQ_ENDPOINT, &s.endpoint, &s, rp_slow_span_fields, NULL) != 0)
+        if (read_object(d, tok, RP_KEY_REQ_ENDPOINT, &s.endpoint, &s, rp_slow_span_fields, NULL, &s.blocked_at) != 0)
             return -1;
         if (rp_requests_add_slow(&d->p->requests, &s) != 0)
             return rp_doc_out_of_memory(d);

@@ -178,6 +178,10 @@ static void write_requests(rp_json *j, const rp_profile *p)
         rp_json_key(j, RP_KEY_REQ_ENDPOINT);
         write_string_id(j, p, r->slow[i].endpoint);
         write_split_fields(j, &r->slow[i], rp_slow_span_fields);
+        if (r->slow[i].blocked_at != RP_IDX_NONE) {
+            rp_json_key(j, RP_KEY_REQ_BLOCKED_AT);
+            write_string_id(j, p, r->slow[i].blocked_at);
+        }
         rp_json_end_object(j);
     }
     rp_json_end_array(j);

@@ -55,6 +55,11 @@ typedef struct rp_slow_span {
     int64_t thread_seq;
     int64_t span_id;     /* its process id << 32 | its number there (0: none) */
     rp_span_split split;
+    /* Its longest time blocked off the GVL in one go, and where: the
+     * method it blocked in and the line that called it (a string id;
+     * RP_IDX_NONE when it never blocked). */
+    int64_t longest_block_ns;
+    uint32_t blocked_at;
 } rp_slow_span;
 
 typedef struct rp_requests {

@@ -307,6 +307,10 @@ static int write_requests(rp_json *j, const rp_profile *p)
         if (slow[i].span_id)
             rp_span_label(slow[i].span_id, span);
         rp_json_member_cstring(j, "span", span);
+        if (slow[i].blocked_at != RP_IDX_NONE) {
+            rp_json_member_cstring(j, "blocked_at", rp_profile_str(p, slow[i].blocked_at));
+            rp_json_member_int(j, "longest_block_ns", slow[i].longest_block_ns);
+        }
         rp_json_end_object(j);
     }
     rp_json_end_array(j);

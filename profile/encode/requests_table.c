@@ -124,7 +124,7 @@ static int write_slowest(rp_out *out, const rp_profile *p, const rp_requests_opt
     if ((size_t)o->slowest < n)
         n = (size_t)o->slowest;
     rp_out_printf(out, "The %zu slowest requests and jobs kept (the samples of each carry its %%span: "
-                       "rperf-analyze report --tagfocus %%span=^ID$)\n\n", n);
+                       "rperf-analyze report --tagfocus %%span=^ID$), with their longest block off the GVL\n\n", n);
     rp_out_printf(out, "  %10s %6s %6s %6s %6s %6s %6s %6s %7s %13s  %s\n", "ms", "%queue", "%cpu", "%wait",
                   "%block", "%gc", "%other", "status", "thread", "%span", "endpoint");
     for (size_t i = 0; i < n; i++) {
@@ -133,11 +133,15 @@ static int write_slowest(rp_out *out, const rp_profile *p, const rp_requests_opt
         char span[RP_SPAN_LABEL_MAX] = "-";
         if (s->span_id)
             rp_span_label(s->span_id, span);
-        rp_out_printf(out, "  %10.2f %6.1f %6.1f %6.1f %6.1f %6.1f %6.1f %6" PRId64 " %7" PRId64 " %13s  %s\n",
+        rp_out_printf(out, "  %10.2f %6.1f %6.1f %6.1f %6.1f %6.1f %6.1f %6" PRId64 " %7" PRId64 " %13s  %s",
                       ms((double)wall), share(s->split.queue_ns, wall), share(s->split.cpu_ns, wall),
                       share(s->split.gvl_wait_ns, wall), share(s->split.blocked_ns, wall), share(s->split.gc_ns, wall),
                       share(rp_split_other_ns(&s->split), wall), s->status, s->thread_seq, span,
                       rp_profile_str(p, s->endpoint));
+        if (s->blocked_at != RP_IDX_NONE)
+            rp_out_printf(out, "  (blocked %.1f ms in %s)", ms((double)s->longest_block_ns),
+                          rp_profile_str(p, s->blocked_at));
+        rp_out_write(out, "\n", 1);
     }
     free(spans);
     return 0;

@@ -852,7 +852,8 @@
       `<tr data-span="${s.span}">${cell(f2(s.wall_ns))}${cell(share(s.queue_ns || 0, s.wall_ns))}` +
       `${cell(share(s.cpu_ns, s.wall_ns))}` +
       `${cell(share(s.gvl_wait_ns, s.wall_ns))}${cell(share(s.blocked_ns, s.wall_ns))}${cell(share(s.gc_ns, s.wall_ns))}` +
-      `${cell(share(s.other_ns || 0, s.wall_ns))}${cell(s.status || '')}${cell(s.span || '-')}<td>${escapeHtml(s.endpoint)}</td></tr>`).join('');
+      `${cell(share(s.other_ns || 0, s.wall_ns))}${cell(s.status || '')}${cell(s.span || '-')}<td>${escapeHtml(s.endpoint)}</td>` +
+      `<td>${s.blocked_at ? `${f2(s.longest_block_ns)} ms in ${escapeHtml(s.blocked_at)}` : ''}</td></tr>`).join('');
     $('slow-body').addEventListener('click', (ev) => {
       const tr = ev.target.closest('tr[data-span]');
       if (tr && tr.dataset.span) focusSpans([tr.dataset.span]);

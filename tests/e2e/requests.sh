@@ -55,13 +55,14 @@ for mode in wall cpu; do
     awk -v q="$queue" 'BEGIN { exit !(q > 0) }' || fail "$at: /slow has no queue time"
     # each endpoint's time is all told: queued, on the CPU, waiting for
     # the GVL, blocked (a fiber suspended too), in GC — but on the CPU
-    # means on a core: time the OS ran other processes is none of these
-    # (prefork: 4 workers and the client on 2 cores)
+    # means on a core: time the OS ran other processes is none of these,
+    # its %other (prefork: 4 workers and the client on 2 cores; here, what
+    # a noisy machine takes: 20% at most)
     if [ "$how" != prefork ]; then
         for path in /fast /slow /cpu; do
             "$RUBY" -rjson -e 'e = JSON.parse(File.read(ARGV[0])).find { |x| x["name"] == ARGV[1] }
                 told = %w[queue_ms cpu_ms gvl_wait_ms blocked_ms gc_ms].sum { |k| e[k] }
-                exit(told >= 0.9 * e["total_ms"] && told <= 1.02 * e["total_ms"] ? 0 : 1)' req.json "GET $path" \
+                exit(told >= 0.8 * e["total_ms"] && told <= 1.02 * e["total_ms"] ? 0 : 1)' req.json "GET $path" \
                 || fail "$at: GET $path: its split does not add up to its time: $(cat req.json)"
         done
     fi
@@ -81,7 +82,7 @@ for mode in wall cpu; do
     max=$("$RUBY" -rjson -e 'print JSON.parse(File.read(ARGV[0])).map { |e| e["max_ms"] }.max.round(2)' req.json)
     awk -v m="$max" 'NR == 1 && $1 + 0.01 < m { exit 1 } NR > 1 && $1 > prev { exit 1 } { prev = $1 } END { exit NR != 5 }' rows.txt \
         || fail "$at: --slowest 5 is not the 5 slowest, slowest first (max $max ms): $(cat slowest.txt)"
-    note "$at: the 5 slowest: $(awk '{ printf "%s %s ms; ", $NF, $1 }' rows.txt)"
+    note "$at: the 5 slowest: $(awk '{ printf "%s %s ms; ", $12, $1 }' rows.txt)"
     # the slowest /slow requests: those that slept their 50 ms show it as
     # blocked (the others were queued: behind another's GVL or the one
     # thread, or, on a loaded machine, not given a core by the OS); where
@@ -90,7 +91,11 @@ for mode in wall cpu; do
     # falls in one now and then, and its split says so
     "$ANALYZE" requests --slowest 5 --endpoint '/slow$' "$dir" >slowest.txt || fail "$at: requests --slowest 5 --endpoint"
     slowest_rows slowest.txt >rows.txt
-    [ "$(awk '$NF == "/slow" { n++ } END { print n + 0 }' rows.txt)" = 5 ] || fail "$at: --slowest 5 --endpoint /slow\$: $(cat slowest.txt)"
+    [ "$(awk '$12 == "/slow" { n++ } END { print n + 0 }' rows.txt)" = 5 ] || fail "$at: --slowest 5 --endpoint /slow\$: $(cat slowest.txt)"
+    # where each that slept blocked longest, in wall and cpu mode alike:
+    # its sleep, in the application's line that called it
+    awk '$1 * $5 / 100 >= 45 && !/\(blocked [0-9.]+ ms in Kernel#sleep at .*server\.rb:[0-9]+\)$/ { exit 1 }' rows.txt \
+        || fail "$at: a slow /slow request that slept does not say it blocked longest in Kernel#sleep: $(cat slowest.txt)"
     awk '$1 * $5 / 100 >= 45 { n++ } END { exit !n }' rows.txt || fail "$at: none of the slowest /slow slept: $(cat slowest.txt)"
     if [ "$how" = prefork ]; then
         awk '$1 * $5 / 100 >= 45 && $5 < 0.9 * (100 - $2) { n++ } END { exit n > 1 }' rows.txt \

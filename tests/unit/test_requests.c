@@ -59,8 +59,12 @@ static void build(rp_profile *p, int n)
     for (int i = 0; i < n; i++)
         assert_int_equal(rp_endpoint_add(e, &s, 200), 0);
     rp_slow_span slow = {.endpoint = e->name, .start_ns = 1700000000000000000, .status = 200, .thread_seq = 3,
-                         .split = {.wall_ns = 90000000, .blocked_ns = 58000000, .queue_ns = 30000000}};
+                         .split = {.wall_ns = 90000000, .blocked_ns = 58000000, .queue_ns = 30000000},
+                         .longest_block_ns = 50000000,
+                         .blocked_at = rp_profile_cstring(p, "Kernel#sleep at app.rb:12")};
     assert_int_equal(rp_requests_add_slow(&p->requests, &slow), 0);
+    rp_slow_span never = {.endpoint = e->name, .split = {.wall_ns = 80000000}, .blocked_at = RP_IDX_NONE};
+    assert_int_equal(rp_requests_add_slow(&p->requests, &never), 0);
 }
 
 static void test_round_trip_and_merge(void **state)
@@ -80,10 +84,13 @@ static void test_round_trip_and_merge(void **state)
     assert_int_equal(e->sum.blocked_ns, 30 * 7000000);
     assert_int_equal(e->sum.queue_ns, 30 * 250000);
     assert_true(rp_endpoint_quantile(e, 0.5) == rp_endpoint_quantile(&a.requests.endpoints[0], 0.5));
-    assert_int_equal(b.requests.slow_count, 1);
+    assert_int_equal(b.requests.slow_count, 2);
     assert_int_equal(b.requests.slow[0].thread_seq, 3);
     assert_int_equal(b.requests.slow[0].split.blocked_ns, 58000000);
     assert_int_equal(b.requests.slow[0].split.queue_ns, 30000000);
+    assert_int_equal(b.requests.slow[0].longest_block_ns, 50000000);
+    assert_string_equal(rp_profile_str(&b, b.requests.slow[0].blocked_at), "Kernel#sleep at app.rb:12");
+    assert_int_equal(b.requests.slow[1].blocked_at, RP_IDX_NONE); /* none written, none read */
 
     assert_int_equal(rp_profile_init(&merged, true), 0);
     assert_int_equal(rp_merge_into(&merged, &a, 0, true, merge_err), 0);
@@ -92,8 +99,10 @@ static void test_round_trip_and_merge(void **state)
     assert_int_equal(merged.requests.endpoints[0].count, 60);
     assert_int_equal(merged.requests.endpoints[0].sum.queue_ns, 60 * 250000);
     assert_int_equal(merged.requests.endpoints[0].hist[rp_hist_bucket(10000000)], 60);
-    assert_int_equal(merged.requests.slow_count, 2);
-    assert_string_equal(rp_profile_str(&merged, merged.requests.slow[1].endpoint), "GET /a");
+    assert_int_equal(merged.requests.slow_count, 4);
+    assert_string_equal(rp_profile_str(&merged, merged.requests.slow[2].endpoint), "GET /a");
+    assert_string_equal(rp_profile_str(&merged, merged.requests.slow[2].blocked_at), "Kernel#sleep at app.rb:12");
+    assert_int_equal(merged.requests.slow[3].blocked_at, RP_IDX_NONE);
     rp_profile_free(&a);
     rp_profile_free(&b);
     rp_profile_free(&merged);
