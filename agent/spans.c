@@ -509,11 +509,15 @@ void rp_spans_hook(bool on)
     hooked = on;
 }
 
+/* A block shorter than this (a system call's own release of the GVL) is
+ * not a wait worth naming. */
+#define BLOCK_NAMED_NS 100000
+
 void rp_spans_blocked(const rp_thread *t, int64_t ns)
 {
     const struct rp_thread_spans *ts = t->spans;
     struct rp_open_span *o = spans_belong(ts, t) ? ts->current : NULL;
-    if (!o || ns <= o->longest_block_ns)
+    if (!o || ns < BLOCK_NAMED_NS || ns <= o->longest_block_ns)
         return;
     int depth = rb_profile_frames(0, 2, o->block_frames, o->block_lines);
     if (depth <= 0)

@@ -67,8 +67,10 @@ void rp_spans_hook(bool on);
 
 /* RESUMED hook (GVL held, on thread `t`): it was blocked off the GVL for
  * `ns` in one go; when that is the longest of its current request so far
- * the request keeps where (the stack's two innermost frames), for its
- * slow span's "blocked_at". Only reads the stack. */
+ * (and 0.1 ms at least) the request keeps where (the stack's two
+ * innermost frames), for its slow span's "blocked_at". Only reads the
+ * stack. A fiber's request so names where its thread blocked while it had
+ * the thread, not where its fiber was suspended. */
 void rp_spans_blocked(const rp_thread *t, int64_t ns);
 
 /* GVL held (the sampler, for a capture with `n` charges on thread `t`):
