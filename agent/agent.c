@@ -863,12 +863,19 @@ bool rp_agent_started(void)
     return agent_started;
 }
 
+/* Any thread (async-signal-safe: kill(2)): the rperf that started the
+ * remote profile is gone. */
+static bool remote_watcher_gone(void)
+{
+    return remote_watch_pid && kill(remote_watch_pid, 0) != 0 && errno == ESRCH;
+}
+
 /* Worker thread, once a second while a remote profile runs (the slot of
  * RPERF_INTERVAL's parts, which a remote profile does not use).
  * Async-signal-safe: kill(2) and a postponed-job trigger. */
 static void check_remote_profile(void)
 {
-    bool gone = remote_watch_pid && kill(remote_watch_pid, 0) != 0 && errno == ESRCH;
+    bool gone = remote_watcher_gone();
     bool late = remote_until_ns && rp_monotonic_ns() > remote_until_ns;
     if (gone || late) {
         rb_postponed_job_trigger(remote_end_job);
@@ -896,7 +903,7 @@ static void end_remote_profile(void *unused)
     (void)unused;
     if (!remote_profile || atomic_load(&state) != AGENT_ACTIVE || getpid() != owner_pid)
         return;
-    bool gone = remote_watch_pid && kill(remote_watch_pid, 0) != 0 && errno == ESRCH;
+    bool gone = remote_watcher_gone();
     char path[RP_PATH_MAX + 64], why[RP_PATH_MAX + 256];
     if (rp_agent_remote_stop(path, sizeof(path), why, sizeof(why)) == 0)
         rp_log("the recording ended: %s; its profile is %s",

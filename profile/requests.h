@@ -4,9 +4,10 @@
  * Owns: per endpoint (the Rack middleware's endpoint, a job's class, the
  * name given to Rperf.request), the count of its spans, their wall time
  * and how their threads spent it — CPU, waiting for the GVL, blocked off
- * it (I/O, sleep), GC — with how long they queued before it, their longest, their status classes, and a
- * latency histogram of log buckets 2% wide (percentiles within 1%); and
- * the slowest spans one by one, with their own split. Histograms of
+ * it (I/O, sleep), GC — with how long they queued before it, their
+ * longest, their status classes, and a latency histogram of log buckets
+ * 2% wide (percentiles within 1%); and the slowest spans one by one, with
+ * their own split and where each blocked longest. Histograms of
  * several processes or parts add up. Names are string ids of the profile
  * the set belongs to.
  */

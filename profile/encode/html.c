@@ -25,11 +25,12 @@
  *                frame weights, nodes and leaves as above — which the
  *                script shows in place of the top level's when asked
  *   requests     with requests and jobs recorded (requests.h): endpoints
- *                [{name, count, p50_ns, p90_ns, p99_ns, max_ns, wall_ns,
- *                cpu_ns, gvl_wait_ns, blocked_ns, gc_ns, queue_ns, hist: [[bucket,
- *                count], ...]}] (requests.h's buckets), heaviest first, and slow [{endpoint,
- *                wall_ns, cpu_ns, gvl_wait_ns, blocked_ns, gc_ns, queue_ns, status,
- *                span}], slowest first: the Requests tab
+ *                [{name, count, p50_ns, p90_ns, p99_ns, max_ns, the split
+ *                (wall_ns, cpu_ns, gvl_wait_ns, blocked_ns, gc_ns, queue_ns,
+ *                other_ns), hist: [[bucket, count], ...]}] (requests.h's
+ *                buckets), heaviest first, and slow [{endpoint, the split,
+ *                status, span ("PID.N"), blocked_at and longest_block_ns
+ *                when it blocked}], slowest first: the Requests tab
  *   slots        [start_ns, duration_ns] per file read, when some file is
  *                a part (RPERF_INTERVAL): the time strip; starts from
  *   slots_origin_ns  the earliest start (Unix time: JavaScript's numbers

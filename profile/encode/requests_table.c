@@ -91,6 +91,15 @@ static void write_json(rp_out *out, const rp_profile *p, const rp_endpoint **row
     rp_out_write(out, "\n", 1);
 }
 
+/* A split's states as shares of its wall time: %queue %cpu %wait %block
+ * %gc %other, each " %6.1f". */
+static void write_shares(rp_out *out, const rp_span_split *s)
+{
+    const int64_t parts[] = {s->queue_ns, s->cpu_ns, s->gvl_wait_ns, s->blocked_ns, s->gc_ns, rp_split_other_ns(s)};
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+        rp_out_printf(out, " %6.1f", share(parts[i], s->wall_ns));
+}
+
 static void write_table(rp_out *out, const rp_profile *p, const rp_endpoint **rows, size_t n)
 {
     char count[RP_NUMFMT_MAX];
@@ -99,14 +108,11 @@ static void write_table(rp_out *out, const rp_profile *p, const rp_endpoint **ro
                   "p99 ms", "max ms", "total ms", "%queue", "%cpu", "%wait", "%block", "%gc", "%other", "endpoint");
     for (size_t i = 0; i < n; i++) {
         const rp_endpoint *e = rows[i];
-        rp_out_printf(out, "  %8s %9.2f %9.2f %9.2f %9.2f %11.1f %6.1f %6.1f %6.1f %6.1f %6.1f %6.1f  %s\n",
-                      rp_fmt_int(e->count, count), ms(rp_endpoint_quantile(e, 0.50)),
-                      ms(rp_endpoint_quantile(e, 0.90)), ms(rp_endpoint_quantile(e, 0.99)), ms((double)e->max_ns),
-                      ms((double)e->sum.wall_ns), share(e->sum.queue_ns, e->sum.wall_ns),
-                      share(e->sum.cpu_ns, e->sum.wall_ns),
-                      share(e->sum.gvl_wait_ns, e->sum.wall_ns), share(e->sum.blocked_ns, e->sum.wall_ns),
-                      share(e->sum.gc_ns, e->sum.wall_ns), share(rp_split_other_ns(&e->sum), e->sum.wall_ns),
-                      rp_profile_str(p, e->name));
+        rp_out_printf(out, "  %8s %9.2f %9.2f %9.2f %9.2f %11.1f", rp_fmt_int(e->count, count),
+                      ms(rp_endpoint_quantile(e, 0.50)), ms(rp_endpoint_quantile(e, 0.90)),
+                      ms(rp_endpoint_quantile(e, 0.99)), ms((double)e->max_ns), ms((double)e->sum.wall_ns));
+        write_shares(out, &e->sum);
+        rp_out_printf(out, "  %s\n", rp_profile_str(p, e->name));
     }
 }
 
@@ -129,14 +135,12 @@ static int write_slowest(rp_out *out, const rp_profile *p, const rp_requests_opt
                   "%block", "%gc", "%other", "status", "thread", "%span", "endpoint");
     for (size_t i = 0; i < n; i++) {
         const rp_slow_span *s = &spans[i];
-        int64_t wall = s->split.wall_ns;
         char span[RP_SPAN_LABEL_MAX] = "-";
         if (s->span_id)
             rp_span_label(s->span_id, span);
-        rp_out_printf(out, "  %10.2f %6.1f %6.1f %6.1f %6.1f %6.1f %6.1f %6" PRId64 " %7" PRId64 " %13s  %s",
-                      ms((double)wall), share(s->split.queue_ns, wall), share(s->split.cpu_ns, wall),
-                      share(s->split.gvl_wait_ns, wall), share(s->split.blocked_ns, wall), share(s->split.gc_ns, wall),
-                      share(rp_split_other_ns(&s->split), wall), s->status, s->thread_seq, span,
+        rp_out_printf(out, "  %10.2f", ms((double)s->split.wall_ns));
+        write_shares(out, &s->split);
+        rp_out_printf(out, " %6" PRId64 " %7" PRId64 " %13s  %s", s->status, s->thread_seq, span,
                       rp_profile_str(p, s->endpoint));
         if (s->blocked_at != RP_IDX_NONE)
             rp_out_printf(out, "  (blocked %.1f ms in %s)", ms((double)s->longest_block_ns),

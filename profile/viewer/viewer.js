@@ -842,17 +842,15 @@
     const f2 = (ns) => (ns / 1e6).toFixed(2);
     const share = (part, whole) => (whole > 0 ? ((part * 100) / whole).toFixed(1) : '0.0');
     const cell = (v) => `<td class="num">${v}</td>`;
+    // a split's states as shares of its wall time: %queue %cpu %wait %blocked %gc %other
+    const shares = (x) => [x.queue_ns || 0, x.cpu_ns, x.gvl_wait_ns, x.blocked_ns, x.gc_ns, x.other_ns || 0]
+      .map((ns) => cell(share(ns, x.wall_ns))).join('');
     $('requests-body').innerHTML = req.endpoints.map((e, i) =>
       `<tr data-endpoint="${i}">${cell(countFormat.format(e.count))}${cell(f2(e.p50_ns))}${cell(f2(e.p90_ns))}` +
-      `${cell(f2(e.p99_ns))}${cell(f2(e.max_ns))}${cell(msFormat.format(e.wall_ns / 1e6))}` +
-      `${cell(share(e.queue_ns || 0, e.wall_ns))}${cell(share(e.cpu_ns, e.wall_ns))}${cell(share(e.gvl_wait_ns, e.wall_ns))}` +
-      `${cell(share(e.blocked_ns, e.wall_ns))}${cell(share(e.gc_ns, e.wall_ns))}${cell(share(e.other_ns || 0, e.wall_ns))}` +
+      `${cell(f2(e.p99_ns))}${cell(f2(e.max_ns))}${cell(msFormat.format(e.wall_ns / 1e6))}${shares(e)}` +
       `<td>${escapeHtml(e.name)}</td></tr>`).join('');
     $('slow-body').innerHTML = req.slow.map((s) =>
-      `<tr data-span="${s.span}">${cell(f2(s.wall_ns))}${cell(share(s.queue_ns || 0, s.wall_ns))}` +
-      `${cell(share(s.cpu_ns, s.wall_ns))}` +
-      `${cell(share(s.gvl_wait_ns, s.wall_ns))}${cell(share(s.blocked_ns, s.wall_ns))}${cell(share(s.gc_ns, s.wall_ns))}` +
-      `${cell(share(s.other_ns || 0, s.wall_ns))}${cell(s.status || '')}${cell(s.span || '-')}<td>${escapeHtml(s.endpoint)}</td>` +
+      `<tr data-span="${s.span}">${cell(f2(s.wall_ns))}${shares(s)}${cell(s.status || '')}${cell(s.span || '-')}<td>${escapeHtml(s.endpoint)}</td>` +
       `<td>${s.blocked_at ? `${f2(s.longest_block_ns)} ms in ${escapeHtml(s.blocked_at)}` : ''}</td></tr>`).join('');
     $('slow-body').addEventListener('click', (ev) => {
       const tr = ev.target.closest('tr[data-span]');

@@ -40,8 +40,9 @@ class Rperf::RackMiddleware
 
   # The request is one of its endpoint's (rperf-analyze requests), with
   # the response's status, from the call (or from X-Request-Start: see
-  # queued_at) to its return; the call runs in an Rperf.profile block. The response is the app's, untouched (the gem's
-  # contract: a wrapped body would not be the app's own object).
+  # queued_at) to its return; the call runs in an Rperf.profile block.
+  # The response is the app's, untouched (the gem's contract: a wrapped
+  # body would not be the app's own object).
   def call(env)
     name = endpoint(env)
     status = nil

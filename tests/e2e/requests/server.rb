@@ -98,7 +98,7 @@ def serve_fibers(app)
       next unless listener.wait_readable(0.05)
 
       socket = listener.accept_nonblock(exception: false)
-      Fiber.schedule { serve_connection(app, socket) } if socket.is_a?(Socket) || socket.is_a?(TCPSocket)
+      Fiber.schedule { serve_connection(app, socket) } if socket.is_a?(TCPSocket)
     end
   end
 end
