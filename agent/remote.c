@@ -49,7 +49,7 @@ static bool take_slot(void)
            atomic_compare_exchange_strong(&slot_state, &expected, SLOT_WRITING);
 }
 
-__attribute__((visibility("default"))) int rperf_remote(const char *command)
+static int hand_over(const char *command)
 {
     size_t n = strnlen(command, RP_REMOTE_MAX);
     if (n == RP_REMOTE_MAX)
@@ -75,6 +75,11 @@ __attribute__((visibility("default"))) int rperf_remote(const char *command)
     atomic_store(&slot_state, SLOT_READY);
     rb_postponed_job_trigger(h);
     return RP_REMOTE_ACCEPTED;
+}
+
+__attribute__((visibility("default"))) void rperf_remote(const char *command, int *answer)
+{
+    *answer = hand_over(command);
 }
 
 /* --- the job --------------------------------------------------------------- */

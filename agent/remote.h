@@ -36,7 +36,8 @@ enum {
 
 /* On a borrowed thread (Ruby's timer thread, stopped by ptrace in a
  * system call; no GVL): copies `command` and triggers the job that runs
- * it at the next safepoint. Returns at once with one of the values above. */
-int rperf_remote(const char *command);
+ * it at the next safepoint. Returns at once, one of the values above in
+ * *answer (memory rperf-attach reads: it never catches a register). */
+void rperf_remote(const char *command, int *answer);
 
 #endif

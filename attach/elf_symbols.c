@@ -63,7 +63,9 @@ static bool find_in_dynsym(const image *im, const Elf64_Ehdr *eh, const char *na
     return false;
 }
 
-bool rp_elf_dynamic_symbol(const char *path, const char *name, uint64_t *value, uint64_t *base)
+/* Maps the whole file read-only into *im; false when it is not a 64-bit
+ * little-endian ELF file. */
+static bool map_elf(const char *path, image *im)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -75,11 +77,46 @@ bool rp_elf_dynamic_symbol(const char *path, const char *name, uint64_t *value, 
     close(fd);
     if (map == MAP_FAILED)
         return false;
-    image im = {map, (size_t)st.st_size};
+    im->bytes = map;
+    im->size = (size_t)st.st_size;
     const Elf64_Ehdr *eh = map;
-    bool found = memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
-                 eh->e_ident[EI_DATA] == ELFDATA2LSB && first_load_base(&im, eh, base) &&
-                 find_in_dynsym(&im, eh, name, value);
-    munmap(map, im.size);
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+        eh->e_ident[EI_DATA] == ELFDATA2LSB)
+        return true;
+    munmap(map, im->size);
+    return false;
+}
+
+bool rp_elf_dynamic_symbol(const char *path, const char *name, uint64_t *value, uint64_t *base)
+{
+    image im;
+    if (!map_elf(path, &im))
+        return false;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)im.bytes;
+    bool found = first_load_base(&im, eh, base) && find_in_dynsym(&im, eh, name, value);
+    munmap((void *)im.bytes, im.size);
     return found;
+}
+
+bool rp_elf_find_code(const char *path, const void *code, size_t n, uint64_t *value, uint64_t *base)
+{
+    image im;
+    if (!map_elf(path, &im))
+        return false;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)im.bytes;
+    const Elf64_Phdr *ph = at(&im, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr));
+    bool found = ph && eh->e_phentsize == sizeof(Elf64_Phdr) && first_load_base(&im, eh, base);
+    bool seen = false;
+    for (int i = 0; found && !seen && i < eh->e_phnum; i++) {
+        const unsigned char *text = at(&im, ph[i].p_offset, ph[i].p_filesz);
+        if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X) || !text)
+            continue;
+        const unsigned char *hit = memmem(text, ph[i].p_filesz, code, n);
+        if (hit) {
+            *value = ph[i].p_vaddr + (uint64_t)(hit - text);
+            seen = true;
+        }
+    }
+    munmap((void *)im.bytes, im.size);
+    return found && seen;
 }

@@ -10,6 +10,7 @@
 #define RPERF_ATTACH_ELF_SYMBOLS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* The defined dynamic symbol `name` of file `path`: its value (an address
@@ -18,5 +19,10 @@
  * position-independent files). False when the file is not such an ELF or
  * does not define the symbol. */
 bool rp_elf_dynamic_symbol(const char *path, const char *name, uint64_t *value, uint64_t *base);
+
+/* The first place in the file's executable segments holding the `n`
+ * bytes of `code`: its address relative to the link base into *value,
+ * the link base into *base, as above. */
+bool rp_elf_find_code(const char *path, const void *code, size_t n, uint64_t *value, uint64_t *base);
 
 #endif

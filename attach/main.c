@@ -13,21 +13,34 @@
  * fails:
  *
  *   1. the process is looked at from /proc: it exists, it is ours (or we
- *      are root), nothing traces it, it runs Ruby 3.4 (its
- *      ruby_api_version, read from its memory — only a user allowed to
- *      trace it may read that: the kernel's rule, as for gdb -p);
- *   2. Ruby's timer thread (the thread waiting in epoll_wait) is borrowed
- *      (remote_call.h): it holds no lock there, of Ruby's or libc's, so it
- *      may run dlopen; no other thread of the program stops;
- *   3. on it: dlopen(AGENT) (or the agent already loaded), dlsym
- *      "rperf_remote", rperf_remote(COMMAND), which only hands the command
- *      to a postponed job and returns;
- *   4. the thread is given back as it was.
+ *      are root), nothing traces it, it is not stopped, no seccomp filter
+ *      and no other mount or PID namespace stand between us, no call
+ *      into it crashed before, it runs Ruby 3.4 (its ruby_api_version,
+ *      read from its memory — only a user allowed to trace it may read
+ *      that: the kernel's rule, as for gdb -p);
+ *   2. its C library's dlopen and signal-return code are found in the
+ *      file it maps (through its own root), from that file's ELF;
+ *   3. Ruby's timer thread is borrowed (remote_call.h): the thread
+ *      waiting in epoll_wait called from Ruby's own code — it holds no
+ *      lock there, of Ruby's or libc's, so it may run dlopen; no other
+ *      thread of the program stops;
+ *   4. on it: dlopen(AGENT) unless the agent is loaded already, then the
+ *      agent's rperf_remote(COMMAND, &answer), which only hands the
+ *      command to a postponed job and returns;
+ *   5. the thread is given back as it was.
+ *
+ * Every call returns to where the thread was by itself, so no instant
+ * of ours dying harms the target (remote_call.h); the signals that would
+ * end us early (Ctrl-C, a lost terminal, kill) are held from the borrow
+ * to the give-back. A call that crashes is said, the thread put back,
+ * and the process marked: no later rperf-attach touches it.
  *
  * Exit status: 0 handed over, 1 refused or failed, 2 usage.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +103,39 @@ static bool find_ruby_object(pid_t pid, rp_mapped *ruby)
     return stat(link, &st) == 0 && rp_target_find_same_file(pid, exe, st.st_ino, ruby);
 }
 
+/* --- processes a call crashed in ------------------------------------------ */
+
+/* Where the mark of a process a call crashed in is kept: a directory of
+ * ours, named for the process and its start time (no later process has
+ * both). False when there is no safe such directory. */
+static bool crash_mark(const rp_target *t, char *path, size_t size)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s/rperf-attach-%ld", tmp && *tmp ? tmp : "/tmp", (long)geteuid());
+    struct stat st;
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return false;
+    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
+        return false;
+    int n = snprintf(path, size, "%s/crashed-%ld-%llu", dir, (long)t->pid, t->start_time);
+    return n > 0 && (size_t)n < size;
+}
+
+static bool crashed_before(const rp_target *t)
+{
+    char path[PATH_MAX];
+    return crash_mark(t, path, sizeof(path)) && access(path, F_OK) == 0;
+}
+
+static void mark_crashed(const rp_target *t)
+{
+    char path[PATH_MAX];
+    int fd = crash_mark(t, path, sizeof(path)) ? open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600) : -1;
+    if (fd >= 0)
+        close(fd);
+}
+
 /* Step 1. */
 static int check_target(const rp_target *t)
 {
@@ -102,6 +148,15 @@ static int check_target(const rp_target *t)
         snprintf(detail, sizeof(detail), "%ld (%s)", (long)t->tracer, tracer.name);
         return refuse(t, "is being traced already, by process %s; nothing done", detail);
     }
+    if (t->state == 'T' || t->state == 't')
+        return refuse(t, "is stopped (SIGSTOP or a debugger); send it SIGCONT, then attach%s", "");
+    if (t->seccomp)
+        return refuse(t, "runs under a seccomp filter, which may kill it for a call the agent makes; nothing "
+                         "done%s", "");
+    if (!rp_target_same_namespace(t->pid, "mnt") || !rp_target_same_namespace(t->pid, "pid"))
+        return refuse(t, "runs in another mount or PID namespace (a container?); run rperf inside it%s", "");
+    if (crashed_before(t))
+        return refuse(t, "a call rperf made into it crashed before; rperf does not touch it again%s", "");
     rp_mapped ruby;
     uint64_t value, link_base;
     if (!find_ruby_object(t->pid, &ruby) ||
@@ -121,49 +176,101 @@ static int check_target(const rp_target *t)
     return 0;
 }
 
-/* The target's dlopen, dlsym and dlerror: where its copy of our libc
- * (the same file) has them. False when it has no such copy. */
-static bool find_target_dl(pid_t pid, uint64_t *dlopen_at, uint64_t *dlsym_at, uint64_t *dlerror_at)
+/* --- step 2: the target's C library ---------------------------------------- */
+
+typedef struct target_libc {
+    uint64_t dlopen_at;   /* its dlopen */
+    uint64_t restorer_at; /* its __restore_rt: what each call returns into */
+} target_libc;
+
+/* Where symbol or code `what` of the target's libc is, from the file it
+ * maps; checked against its memory when `expect` is given. */
+static bool locate_in_libc(pid_t pid, const rp_mapped *libc, uint64_t value, uint64_t base, const void *expect,
+                           size_t n, uint64_t *at)
 {
-    Dl_info info;
-    struct stat st;
-    rp_mapped libc;
-    if (!dladdr((void *)dlopen, &info) || !info.dli_fname || stat(info.dli_fname, &st) != 0 ||
-        !rp_target_find_same_file(pid, info.dli_fname, st.st_ino, &libc))
-        return false;
-    uint64_t bias = libc.start - (uint64_t)(uintptr_t)info.dli_fbase;
-    *dlopen_at = bias + (uint64_t)(uintptr_t)dlopen;
-    *dlsym_at = bias + (uint64_t)(uintptr_t)dlsym;
-    *dlerror_at = bias + (uint64_t)(uintptr_t)dlerror;
-    return true;
+    *at = libc->start - base + value;
+    unsigned char seen[16];
+    return !expect || (n <= sizeof(seen) && rp_target_read_memory(pid, *at, seen, n) && memcmp(seen, expect, n) == 0);
 }
+
+static int find_target_libc(const rp_target *t, target_libc *out)
+{
+    rp_mapped libc;
+    char file[PATH_MAX + 32];
+    uint64_t value, base;
+    if (!rp_target_find_libc(t->pid, &libc, file, sizeof(file)))
+        return refuse(t, "its C library cannot be found, or not read through /proc/PID/root%s", "");
+    if (!rp_elf_dynamic_symbol(file, "dlopen", &value, &base) ||
+        !locate_in_libc(t->pid, &libc, value, base, NULL, 0, &out->dlopen_at))
+        return refuse(t, "its C library (%s) has no dlopen (glibc 2.34 or later is needed)", libc.path);
+    if (!rp_elf_find_code(file, rp_restorer_code, sizeof(rp_restorer_code), &value, &base) ||
+        !locate_in_libc(t->pid, &libc, value, base, rp_restorer_code, sizeof(rp_restorer_code), &out->restorer_at))
+        return refuse(t, "its C library (%s) has no signal-return code rperf knows", libc.path);
+    return 0;
+}
+
+/* --- step 3: the timer thread ---------------------------------------------- */
 
 static bool is_epoll_wait(long nr)
 {
     return nr == SYS_epoll_wait || nr == SYS_epoll_pwait || nr == SYS_epoll_pwait2;
 }
 
-/* Step 2: the timer thread, stopped inside epoll_wait (it wakes up now
- * and then, and Ruby makes a new one after each fork: a few tries may be
- * needed, for a second at most). */
-static rp_borrowed *borrow_timer_thread(const rp_target *t, int *status)
+/* Whether thread `tid`'s system call was made from code of `object`:
+ * the first word on its stack that points into code is the return
+ * address out of libc's epoll_wait wrapper. Read while it waits, without
+ * stopping it: a thread of the program's own is never touched. */
+static bool called_from(const rp_target *t, pid_t tid, const rp_mapped *object)
+{
+    uint64_t words[32], sp;
+    long nr;
+    rp_code_range code[512];
+    int ranges = rp_target_code_ranges(t->pid, code, 512);
+    if (!rp_target_thread_syscall(t->pid, tid, &nr, &sp) || !rp_target_read_memory(t->pid, sp, words, sizeof(words)))
+        return false;
+    for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++)
+        for (int r = 0; r < ranges; r++)
+            if (words[w] >= code[r].start && words[w] < code[r].end)
+                return code[r].inode == object->inode;
+    return false;
+}
+
+/* Ruby's timer thread, stopped inside epoll_wait (it wakes up now and
+ * then, and Ruby makes a new one after each fork: a few tries may be
+ * needed, for a second at most). A gem's event loop (nio4r, io-event,
+ * grpc, a Fiddle call) waits in epoll_wait too: only a thread whose
+ * epoll_wait was called from Ruby's own code is taken. */
+static rp_borrowed *borrow_timer_thread(const rp_target *t, const target_libc *libc, int *status)
 {
     char why[WHY_SIZE] = "";
+    rp_mapped ruby;
+    if (!find_ruby_object(t->pid, &ruby)) {
+        *status = refuse(t, "is not a Ruby process%s", "");
+        return NULL;
+    }
     for (int attempt = 0; attempt < 500; attempt++) {
-        pid_t tids[8];
-        int n = rp_target_epoll_threads(t->pid, tids, 8);
+        pid_t tids[16];
+        int n = rp_target_epoll_threads(t->pid, tids, 16);
         for (int i = 0; i < n; i++) {
+            if (!called_from(t, tids[i], &ruby)) {
+                snprintf(why, sizeof(why), "no thread in epoll_wait is Ruby's timer thread");
+                continue;
+            }
             if (!rp_target_thread_takes_segv(t->pid, tids[i])) {
                 snprintf(why, sizeof(why), "its timer thread blocks or ignores SIGSEGV");
                 continue;
             }
-            rp_borrowed *b = rp_borrow(t->pid, tids[i], is_epoll_wait, why, sizeof(why));
-            if (b)
-                return b;
-            if (errno == EPERM) {
+            rp_borrowed *b = rp_borrow(t->pid, tids[i], libc->restorer_at, is_epoll_wait, why, sizeof(why));
+            if (!b && errno == EPERM) {
                 *status = refuse(t, "cannot be traced: %s", ptrace_rule());
                 return NULL;
             }
+            if (!b && errno == EAGAIN) {
+                *status = refuse(t, "is stopped (SIGSTOP or a debugger); send it SIGCONT, then attach%s", "");
+                return NULL;
+            }
+            if (b)
+                return b;
         }
         if (!rp_target_read((pid_t)t->pid, &(rp_target){0})) {
             *status = refuse(t, "exited%s", "");
@@ -178,49 +285,80 @@ static rp_borrowed *borrow_timer_thread(const rp_target *t, int *status)
     return NULL;
 }
 
-/* A C string the target wrote (dlerror's), or "?". */
-static const char *read_target_string(pid_t pid, uint64_t addr, char *buf, size_t size)
+/* --- step 4: the calls ------------------------------------------------------ */
+
+/* What a call that did not return means for the attach, in one line. */
+static int call_failed(const rp_target *t, rp_call_outcome outcome, const char *doing, const char *why)
 {
-    if (!addr || !rp_target_read_memory(pid, addr, buf, size - 1)) {
-        /* a short string near the end of a mapping: read less */
-        memset(buf, 0, size);
-        if (!addr || !rp_target_read_memory(pid, addr, buf, 64))
-            return "?";
+    char detail[WHY_SIZE + 64];
+    snprintf(detail, sizeof(detail), "%s: %s", doing, why);
+    if (outcome == RP_CALL_CRASHED) {
+        mark_crashed(t);
+        return refuse(t, "%s; the process goes on, and rperf will not touch it again", detail);
     }
-    buf[size - 1] = '\0';
-    return buf;
+    return refuse(t, "%s", detail);
 }
 
-/* Step 3, on the borrowed thread: the agent's rperf_remote(command). */
-static int hand_over(const rp_target *t, rp_borrowed *b, const char *agent, bool loaded, const char *command)
+/* Why dlopen failed in the process, as far as a dlopen of the same file
+ * here tells (its message stays inside the process). */
+static const char *dlopen_diagnosis(const char *agent)
+{
+    static char text[512];
+    void *h = dlopen(agent, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(text, sizeof(text), "%s", dlerror());
+        return text;
+    }
+    dlclose(h);
+    return "it loads here; can the process's user read it and every folder above it?";
+}
+
+/* Where the agent's rperf_remote is in the process, once it is loaded. */
+static bool find_remote_entry(const rp_target *t, uint64_t *entry)
+{
+    rp_mapped present;
+    char file[PATH_MAX + 32];
+    uint64_t value, base;
+    struct stat st;
+    if (!rp_target_find_mapped(t->pid, AGENT_NAME, false, &present))
+        return false;
+    snprintf(file, sizeof(file), "/proc/%ld/root%s", (long)t->pid, present.path);
+    if (stat(file, &st) != 0 || st.st_ino != present.inode ||
+        !rp_elf_dynamic_symbol(file, "rperf_remote", &value, &base))
+        return false;
+    *entry = present.start - base + value;
+    return true;
+}
+
+static int hand_over(const rp_target *t, rp_borrowed *b, const target_libc *libc, const char *agent,
+                     const char *command)
 {
     char why[WHY_SIZE];
-    uint64_t dlopen_at, dlsym_at, dlerror_at;
-    if (!find_target_dl(t->pid, &dlopen_at, &dlsym_at, &dlerror_at))
-        return refuse(t, "does not use this system's C library (%s)", "no dlopen found in it");
     uint64_t low;
     if (!rp_target_mapping_of(t->pid, rp_borrowed_sp(b), &low) || rp_borrowed_sp(b) - low < STACK_NEEDED)
         return refuse(t, "its timer thread has too little stack left to load the agent%s", "");
+    int unanswered = -1;
     uint64_t path_at = rp_borrowed_push(b, agent, strlen(agent) + 1);
-    uint64_t name_at = rp_borrowed_push(b, "rperf_remote", sizeof("rperf_remote"));
     uint64_t command_at = rp_borrowed_push(b, command, strlen(command) + 1);
-    if (!path_at || !name_at || !command_at)
+    uint64_t answer_at = rp_borrowed_push(b, &unanswered, sizeof(unanswered));
+    if (!path_at || !command_at || !answer_at)
         return refuse(t, "its timer thread's stack cannot be written%s", "");
-    uint64_t handle = 0, entry = 0, rc = 0;
-    int flags = RTLD_NOW | (loaded ? RTLD_NOLOAD : 0);
-    if (!rp_borrowed_call(b, dlopen_at, path_at, (uint64_t)flags, &handle, CALL_TIMEOUT_MS, why, sizeof(why)))
-        return refuse(t, "loading the agent failed: %s", why);
-    if (!handle) {
-        uint64_t message = 0;
-        char text[512];
-        rp_borrowed_call(b, dlerror_at, 0, 0, &message, CALL_TIMEOUT_MS, why, sizeof(why));
-        return refuse(t, "could not load the agent: %s", read_target_string(t->pid, message, text, sizeof(text)));
+    uint64_t entry;
+    if (!find_remote_entry(t, &entry)) {
+        rp_call_outcome o = rp_borrowed_call(b, libc->dlopen_at, path_at, RTLD_NOW, 0, CALL_TIMEOUT_MS, why,
+                                             sizeof(why));
+        if (o != RP_CALL_RETURNED)
+            return call_failed(t, o, "loading the agent", why);
+        if (!find_remote_entry(t, &entry))
+            return refuse(t, "could not load the agent: %s", dlopen_diagnosis(agent));
     }
-    if (!rp_borrowed_call(b, dlsym_at, handle, name_at, &entry, CALL_TIMEOUT_MS, why, sizeof(why)) || !entry)
-        return refuse(t, "the agent loaded has no rperf_remote (%s)", agent);
-    if (!rp_borrowed_call(b, entry, command_at, 0, &rc, CALL_TIMEOUT_MS, why, sizeof(why)))
-        return refuse(t, "handing the command over failed: %s", why);
-    switch ((int)rc) {
+    rp_call_outcome o = rp_borrowed_call(b, entry, command_at, answer_at, 0, CALL_TIMEOUT_MS, why, sizeof(why));
+    if (o != RP_CALL_RETURNED)
+        return call_failed(t, o, "handing the command over", why);
+    int answer = -1;
+    if (!rp_borrowed_read(b, answer_at, &answer, sizeof(answer)))
+        return refuse(t, "its answer could not be read%s", "");
+    switch (answer) {
     case RP_REMOTE_ACCEPTED:
         return 0;
     case RP_REMOTE_BUSY:
@@ -229,9 +367,59 @@ static int hand_over(const rp_target *t, rp_borrowed *b, const char *agent, bool
         return refuse(t, "has no Ruby 3.4 VM running (starting up or exiting?)%s", "");
     case RP_REMOTE_NO_JOB:
         return refuse(t, "Ruby's postponed-job table is full%s", "");
-    default:
+    case RP_REMOTE_TOO_LONG:
         return refuse(t, "the command was refused (too long)%s", "");
+    default:
+        return refuse(t, "the agent loaded did not answer (is it this rperf's?)%s", "");
     }
+}
+
+/* --- fault injection (tests) ----------------------------------------------- */
+
+/* RPERF_ATTACH_FAULT=STEP[:N]:ACTION — at that step of the borrow
+ * (remote_call.h's names; N: the Nth time), ACTION: kill, int, term or
+ * hup (that signal to ourselves), or stop (SIGSTOP to the target). */
+static char fault_step[32], fault_action[8];
+static int fault_n = 1, fault_seen;
+static pid_t fault_target;
+
+static void inject_fault(const char *step, int n)
+{
+    (void)n;
+    if (strcmp(step, fault_step) != 0 || ++fault_seen != fault_n)
+        return;
+    static const struct { const char *name; int sig; } actions[] = {
+        {"kill", SIGKILL}, {"int", SIGINT}, {"term", SIGTERM}, {"hup", SIGHUP}, {"stop", SIGSTOP}};
+    for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
+        if (strcmp(fault_action, actions[i].name) == 0)
+            kill(actions[i].sig == SIGSTOP ? fault_target : getpid(), actions[i].sig);
+}
+
+static void arm_fault(pid_t target)
+{
+    const char *spec = getenv("RPERF_ATTACH_FAULT");
+    if (!spec || !*spec)
+        return;
+    if (sscanf(spec, "%31[a-z-]:%d:%7s", fault_step, &fault_n, fault_action) != 3 &&
+        sscanf(spec, "%31[a-z-]:%7s", fault_step, fault_action) != 2)
+        return;
+    fault_target = target;
+    rp_borrow_step_hook = inject_fault;
+}
+
+/* The signals that end us, held while a thread is borrowed: they act
+ * once it is given back. */
+static void hold_signals(bool hold, sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU, SIGALRM, SIGUSR1, SIGUSR2};
+    for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+        sigaddset(&set, signals[i]);
+    if (hold)
+        sigprocmask(SIG_BLOCK, &set, old);
+    else
+        sigprocmask(SIG_SETMASK, old, NULL);
 }
 
 static int usage(void)
@@ -340,14 +528,24 @@ int main(int argc, char **argv)
     }
     if (awaits)
         unlink(reply);
-    rp_borrowed *b = borrow_timer_thread(&t, &status);
-    if (!b)
+    target_libc libc = {0};
+    status = find_target_libc(&t, &libc);
+    if (status)
         return status;
-    status = hand_over(&t, b, agent, loaded, command);
+    arm_fault(t.pid);
+    sigset_t held;
+    hold_signals(true, &held);
+    rp_borrowed *b = borrow_timer_thread(&t, &libc, &status);
+    if (!b) {
+        hold_signals(false, &held);
+        return status;
+    }
+    status = hand_over(&t, b, &libc, agent, command);
     int64_t stopped = rp_borrowed_stopped_ns(b);
     char why[WHY_SIZE];
     if (!rp_give_back(b, why, sizeof(why)))
         status = refuse(&t, "giving its thread back failed: %s", why);
+    hold_signals(false, &held);
     if (verbose)
         fprintf(stderr, "%s: process %ld: its timer thread was stopped for %.2f ms%s\n", program, pid,
                 (double)stopped / 1e6, loaded ? "" : " (the agent loaded)");

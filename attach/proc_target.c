@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -27,11 +28,35 @@ static bool read_status(const char *path, rp_target *t, bool whole)
             continue;
         if (whole && sscanf(line, "Uid:\t%lu", &v) == 1)
             t->uid = (uid_t)v;
+        else if (whole && sscanf(line, "State:\t%c", &t->state) == 1)
+            continue;
+        else if (whole && sscanf(line, "Seccomp:\t%d", &t->seccomp) == 1)
+            continue;
         else if (sscanf(line, "TracerPid:\t%lu", &v) == 1 && !t->tracer)
             t->tracer = (pid_t)v;
     }
     fclose(f);
     return true;
+}
+
+/* Field 22 of /proc/PID/stat: when the process started, in clock ticks
+ * since boot (with the pid, a name no later process has). */
+static unsigned long long read_start_time(pid_t pid)
+{
+    char path[64], text[1024];
+    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    const char *after_name = strrchr(text, ')'); /* the name may hold spaces and parentheses */
+    unsigned long long start = 0;
+    if (after_name)
+        sscanf(after_name + 2, "%*c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
+               &start);
+    return start;
 }
 
 bool rp_target_read(pid_t pid, rp_target *t)
@@ -42,6 +67,7 @@ bool rp_target_read(pid_t pid, rp_target *t)
     snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
     if (!read_status(path, t, true))
         return false;
+    t->start_time = read_start_time(pid);
     /* A tracer holds threads, not processes: any thread's counts. */
     snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
     DIR *d = opendir(path);
@@ -57,9 +83,19 @@ bool rp_target_read(pid_t pid, rp_target *t)
     return true;
 }
 
+bool rp_target_same_namespace(pid_t pid, const char *kind)
+{
+    char ours[64], theirs[64], path[64];
+    snprintf(path, sizeof(path), "/proc/self/ns/%s", kind);
+    ssize_t a = readlink(path, ours, sizeof(ours));
+    snprintf(path, sizeof(path), "/proc/%ld/ns/%s", (long)pid, kind);
+    ssize_t b = readlink(path, theirs, sizeof(theirs));
+    return a > 0 && a == b && memcmp(ours, theirs, (size_t)a) == 0;
+}
+
 /* One line of /proc/PID/maps. */
 typedef struct map_line {
-    uint64_t start, end;
+    uint64_t start, end, offset;
     unsigned long inode;
     const char *path; /* "" for anonymous memory */
 } map_line;
@@ -67,8 +103,8 @@ typedef struct map_line {
 static bool parse_map_line(char *line, map_line *m)
 {
     int path_at = 0;
-    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %*s %*s %lu %n", &m->start, &m->end, &m->inode,
-               &path_at) < 3)
+    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %lu %n", &m->start, &m->end, &m->offset,
+               &m->inode, &path_at) < 4)
         return false;
     line[strcspn(line, "\n")] = '\0';
     m->path = path_at ? line + path_at : "";
@@ -138,6 +174,48 @@ bool rp_target_find_same_file(pid_t pid, const char *path, unsigned long inode, 
     return find_mapping(pid, matches_file, &fm, out);
 }
 
+/* The C library: libc.so.6 (glibc), libc-2.x.so (older glibc), libc.so
+ * (musl), at its start (offset 0). */
+static bool is_libc(const map_line *m, const void *arg)
+{
+    (void)arg;
+    const char *slash = strrchr(m->path, '/');
+    if (!slash || !m->inode || m->offset != 0)
+        return false;
+    const char *name = slash + 1;
+    return strncmp(name, "libc.so", 7) == 0 || (strncmp(name, "libc-", 5) == 0 && strstr(name, ".so"));
+}
+
+bool rp_target_find_libc(pid_t pid, rp_mapped *libc, char *file, size_t size)
+{
+    if (!find_mapping(pid, is_libc, NULL, libc))
+        return false;
+    /* Its file as the process sees it (its own root: a container's
+     * libc is not ours), checked to be the file mapped by its inode (the
+     * device a mapping shows is not always the file's own on overlay and
+     * btrfs; the caller compares code bytes besides). */
+    int n = snprintf(file, size, "/proc/%ld/root%s", (long)pid, libc->path);
+    struct stat st;
+    return n > 0 && (size_t)n < size && stat(file, &st) == 0 && st.st_ino == libc->inode;
+}
+
+int rp_target_code_ranges(pid_t pid, rp_code_range *out, int max)
+{
+    char path[64], line[PATH_MAX + 128];
+    snprintf(path, sizeof(path), "/proc/%ld/maps", (long)pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    int n = 0;
+    map_line m;
+    char perms[8];
+    while (n < max && fgets(line, sizeof(line), f))
+        if (sscanf(line, "%*s %7s", perms) == 1 && perms[2] == 'x' && parse_map_line(line, &m))
+            out[n++] = (rp_code_range){m.start, m.end, m.inode};
+    fclose(f);
+    return n;
+}
+
 static bool holds(const map_line *m, const void *arg)
 {
     uint64_t addr = *(const uint64_t *)arg;
@@ -186,8 +264,7 @@ bool rp_target_thread_takes_segv(pid_t pid, pid_t tid)
     return !(blocked & segv) && !(ignored & segv);
 }
 
-/* Whether thread `tid` of `pid` is in one of the epoll_wait calls now. */
-static bool in_epoll_wait(pid_t pid, pid_t tid)
+bool rp_target_thread_syscall(pid_t pid, pid_t tid, long *nr, uint64_t *sp)
 {
     char path[96], text[256];
     snprintf(path, sizeof(path), "/proc/%ld/task/%ld/syscall", (long)pid, (long)tid);
@@ -199,9 +276,20 @@ static bool in_epoll_wait(pid_t pid, pid_t tid)
     if (n <= 0)
         return false;
     text[n] = '\0';
-    char *end;
-    long nr = strtol(text, &end, 10);
-    return end != text && (nr == SYS_epoll_wait || nr == SYS_epoll_pwait || nr == SYS_epoll_pwait2);
+    /* "NR ARG0 .. ARG5 SP PC" while in a system call */
+    unsigned long long args[6], stack, pc;
+    return sscanf(text, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", nr, &args[0], &args[1], &args[2], &args[3],
+                  &args[4], &args[5], &stack, &pc) == 9 &&
+           (*sp = stack, true);
+}
+
+/* Whether thread `tid` of `pid` is in one of the epoll_wait calls now. */
+static bool in_epoll_wait(pid_t pid, pid_t tid)
+{
+    long nr;
+    uint64_t sp;
+    return rp_target_thread_syscall(pid, tid, &nr, &sp) &&
+           (nr == SYS_epoll_wait || nr == SYS_epoll_pwait || nr == SYS_epoll_pwait2);
 }
 
 static int compare_tids(const void *a, const void *b)

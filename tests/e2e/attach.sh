@@ -225,8 +225,15 @@ kill "$other"
 expect_refusal "no such process" "no process 999999999" "$RPERF" attach -d 1 999999999
 start_target refused "$RUBY" target.rb
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    # rperf-attach, which refuses, copied where the other user can run it
+    # (the checkout may be in a folder only its owner can enter).
+    other_dir=$(mktemp -d /tmp/rperf-other-user.XXXXXX)
+    chmod 755 "$other_dir"
+    cp "$RPERF_TEST_ATTACH" "$other_dir/rperf-attach"
     expect_refusal "another user" "belongs to another user" \
-        setpriv --reuid=nobody --regid=nogroup --clear-groups env TMPDIR=/tmp "$RPERF" attach -d 1 "$TARGET"
+        setpriv --reuid=nobody --regid=nogroup --clear-groups env TMPDIR=/tmp \
+        "$other_dir/rperf-attach" --wait 1 "$TARGET" "$RPERF_TEST_AGENT" status
+    rm -rf "$other_dir"
 else
     note "not root: the other-user refusal is not checked"
 fi
