@@ -10,6 +10,7 @@
  */
 #include "allocations.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,16 +27,29 @@
 
 /* --- classes and keys ---------------------------------------------------- */
 
-/* A sampled object's class: its Ruby class, or for an object Ruby gives
- * none (a hidden object, an internal imemo) its type. */
+/* A sampled object's class, by its name — copied into the agent's memory
+ * when the class is first sampled, so that nothing of the program's is
+ * held: a class the program drops is freed as without the agent, and its
+ * samples keep its name. A class with no permanent name is named after
+ * its nearest named ancestor ("(anonymous subclass of Struct)"), and an
+ * address in a name (a class under an anonymous module) is left out, so
+ * that names are the same in every run. An object Ruby gives no class
+ * (a hidden object, an internal imemo) is named by its type. */
 typedef struct alloc_class {
-    VALUE klass; /* 0: none */
+    const char *name; /* malloc'd; NULL: by type */
     uint8_t type;
 } alloc_class;
 
 typedef struct alloc_key {
     uint32_t label_set, class_id;
 } alloc_key;
+
+/* Bounds: a program that makes classes or label sets without end (a
+ * Struct per request) folds what is past them into one row each. */
+#define CLASSES_MAX 65536
+#define KEYS_MAX (1u << 20)
+#define CLASS_NAME_MAX 256
+static const char OTHER_CLASSES[] = "(other classes: more than 65,536 sampled)";
 
 static alloc_class *classes;
 static size_t class_count, classes_cap;
@@ -44,15 +58,19 @@ static alloc_key *keys;
 static size_t key_count, keys_cap;
 static rp_idxset key_index;
 
-static uint64_t class_hash(alloc_class c)
+static uint64_t class_hash(const alloc_class *c)
 {
-    return rp_hash_combine(rp_hash_mix64((uint64_t)c.klass), c.type);
+    uint64_t h = rp_hash_mix64(c->type);
+    if (c->name)
+        h = rp_hash_combine(h, rp_hash_bytes(c->name, strlen(c->name)));
+    return h;
 }
 
 static bool class_equals(const void *ctx, uint32_t i)
 {
     const alloc_class *c = ctx;
-    return classes[i].klass == c->klass && classes[i].type == c->type;
+    return classes[i].type == c->type &&
+           (classes[i].name && c->name ? strcmp(classes[i].name, c->name) == 0 : classes[i].name == c->name);
 }
 
 static uint64_t key_hash(alloc_key k)
@@ -66,38 +84,115 @@ static bool key_equals(const void *ctx, uint32_t i)
     return keys[i].label_set == k->label_set && keys[i].class_id == k->class_id;
 }
 
-/* Interns `item` (of `size` bytes) in a table of the two above. */
+/* Interns `item` (of `size` bytes) in a table of the two above, unless
+ * it holds `max` items already. */
 static uint32_t intern(void *item, size_t size, uint64_t hash, void **items, size_t *count, size_t *cap,
-                       rp_idxset *index, bool (*equals)(const void *, uint32_t))
+                       size_t max, rp_idxset *index, bool (*equals)(const void *, uint32_t))
 {
     uint32_t id = rp_idxset_find(index, hash, equals, item);
     if (id != RP_IDX_NONE)
         return id;
-    if (*count >= RP_IDX_NONE - 1 || rp_vec_reserve(items, cap, *count + 1, size) != 0 ||
+    if (*count >= max || rp_vec_reserve(items, cap, *count + 1, size) != 0 ||
         rp_idxset_insert(index, hash, (uint32_t)*count) != 0)
         return RP_IDX_NONE;
     memcpy((char *)*items + *count * size, item, size);
     return (uint32_t)(*count)++;
 }
 
-/* The class of a new object. An imemo's class field holds other data, and
- * a class being built has no real class yet when it is a singleton's. */
-static alloc_class class_of(VALUE obj)
+/* Copies `len` bytes of a class path into buf[], leaving out the
+ * ":0x0000..." of anonymous modules ("#<Module:0x...>::Foo" becomes
+ * "#<Module>::Foo"). */
+static void copy_path(const char *path, long len, char *buf, size_t size)
+{
+    size_t n = 0;
+    for (long i = 0; i < len && n + 1 < size; i++) {
+        if (path[i] == ':' && i + 2 < len && path[i + 1] == '0' && path[i + 2] == 'x') {
+            for (i += 3; i < len && isxdigit((unsigned char)path[i]); i++)
+                ;
+            i--;
+            continue;
+        }
+        buf[n++] = path[i];
+    }
+    buf[n] = '\0';
+}
+
+static bool path_of(VALUE klass, char *buf, size_t size)
+{
+    VALUE path = rb_mod_name(klass);
+    if (!RB_TYPE_P(path, T_STRING))
+        return false;
+    copy_path(RSTRING_PTR(path), RSTRING_LEN(path), buf, size);
+    return true;
+}
+
+/* A class's name into buf[], calling only what allocates nothing (inside
+ * an allocation, where Ruby forbids that): its path, or its nearest named
+ * ancestor's. */
+static void class_name_into(VALUE klass, char *buf, size_t size)
+{
+    if (path_of(klass, buf, size))
+        return;
+    char ancestor[CLASS_NAME_MAX];
+    VALUE k = klass;
+    for (int depth = 0; depth < 64 && &rb_class_get_superclass; depth++) {
+        k = rb_class_get_superclass(k);
+        if (!k || RB_SPECIAL_CONST_P(k))
+            break;
+        k = rb_class_real(k);
+        if (!k)
+            break;
+        if (path_of(k, ancestor, sizeof(ancestor))) {
+            snprintf(buf, size, "(anonymous subclass of %.200s)", ancestor);
+            return;
+        }
+    }
+    snprintf(buf, size, RB_TYPE_P(klass, T_MODULE) ? "(anonymous module)" : "(anonymous class)");
+}
+
+/* The class id of a new object. An imemo's class field holds other data,
+ * and a class being built has no real class yet when it is a
+ * singleton's. */
+static uint32_t class_id_of(VALUE obj)
 {
     uint8_t type = (uint8_t)RB_BUILTIN_TYPE(obj);
     VALUE klass = type == RUBY_T_IMEMO || type == RUBY_T_NONE ? 0 : RBASIC(obj)->klass;
-    return (alloc_class){klass ? rb_obj_class(obj) : 0, type};
+    char name[CLASS_NAME_MAX];
+    alloc_class c = {NULL, type};
+    if (klass && (klass = rb_obj_class(obj)) != 0) {
+        class_name_into(klass, name, sizeof(name));
+        c = (alloc_class){name, 0};
+    }
+    uint64_t hash = class_hash(&c);
+    uint32_t id = rp_idxset_find(&class_index, hash, class_equals, &c);
+    if (id != RP_IDX_NONE)
+        return id;
+    if (class_count >= CLASSES_MAX - 1)
+        c = (alloc_class){OTHER_CLASSES, 0};
+    else if (c.name && !(c.name = strdup(name)))
+        return RP_IDX_NONE;
+    id = intern(&c, sizeof(c), class_hash(&c), (void **)&classes, &class_count, &classes_cap, CLASSES_MAX,
+                &class_index, class_equals);
+    if (id == RP_IDX_NONE && c.name != OTHER_CLASSES)
+        free((void *)c.name);
+    return id;
 }
 
 static uint32_t key_of(uint32_t label_set, VALUE obj)
 {
-    alloc_class c = class_of(obj);
-    uint32_t class_id = intern(&c, sizeof(c), class_hash(c), (void **)&classes, &class_count, &classes_cap,
-                               &class_index, class_equals);
+    uint32_t class_id = class_id_of(obj);
     if (class_id == RP_IDX_NONE)
         return RP_IDX_NONE;
     alloc_key k = {label_set, class_id};
-    return intern(&k, sizeof(k), key_hash(k), (void **)&keys, &key_count, &keys_cap, &key_index, key_equals);
+    uint32_t id = intern(&k, sizeof(k), key_hash(k), (void **)&keys, &key_count, &keys_cap,
+                         KEYS_MAX - CLASSES_MAX, &key_index, key_equals);
+    if (id != RP_IDX_NONE || key_count < KEYS_MAX - CLASSES_MAX)
+        return id;
+    /* Past the bound the class's samples go on without the thread's
+     * labels: the room left holds one such key per class. */
+    k = (alloc_key){0, class_id};
+    return intern(&k, sizeof(k), key_hash(k), (void **)&keys, &key_count, &keys_cap, KEYS_MAX, &key_index,
+                  key_equals);
 }
 
 void rp_allocs_key_split(uint32_t key, uint32_t *label_set, uint32_t *class_id)
@@ -122,17 +217,12 @@ static const char *type_name(uint8_t type)
 const char *rp_allocs_class_name(uint32_t class_id, char *buf, size_t size)
 {
     const alloc_class *c = &classes[class_id];
-    if (c->type == RUBY_T_IMEMO)
+    if (c->name)
+        snprintf(buf, size, "%s", c->name);
+    else if (c->type == RUBY_T_IMEMO)
         snprintf(buf, size, "(internal)");
-    else if (!c->klass)
+    else
         snprintf(buf, size, "(hidden %s)", type_name(c->type));
-    else {
-        VALUE name = rb_class_name(c->klass);
-        if (RB_TYPE_P(name, T_STRING))
-            snprintf(buf, size, "%.*s", (int)RSTRING_LEN(name), RSTRING_PTR(name));
-        else
-            snprintf(buf, size, "(anonymous %s)", type_name(c->type));
-    }
     return buf;
 }
 
@@ -459,15 +549,6 @@ void rp_allocs_update(void)
 
 /* --- GC: marking and compaction ----------------------------------------- */
 
-/* GVL held, inside GC: classes are kept (and pinned) for their names. */
-static void mark_classes(void *unused)
-{
-    (void)unused;
-    for (size_t i = 0; i < class_count; i++)
-        if (classes[i].klass)
-            rb_gc_mark(classes[i].klass);
-}
-
 /* GVL held, inside GC, after objects moved: followed objects are not
  * marked by the agent (following must not keep them alive), so their
  * addresses are updated here. */
@@ -486,7 +567,7 @@ static void update_moved(void *unused)
 
 static const rb_data_type_t gc_type = {
     .wrap_struct_name = "rperf_agent_allocations",
-    .function = {.dmark = mark_classes, .dcompact = update_moved},
+    .function = {.dcompact = update_moved},
 };
 
 static VALUE gc_object = Qnil;

@@ -6,8 +6,9 @@
  * installed only while a recording samples allocations; each recording's
  * countdown to its next sampled allocation (geometric gaps of mean its
  * rate N, so that a periodic allocation pattern cannot alias with it);
- * the classes of sampled objects and the keys (thread labels, class) their
- * samples are folded under (aggregator.h keeps the samples); and the
+ * the classes of sampled objects, by name (no class is held), and the
+ * keys (thread labels, class) their samples are folded under
+ * (aggregator.h keeps the samples), both bounded; and the
  * followed objects: every sampled object, until the GC frees it, with its
  * allocation stack and key per recording, re-keyed when GC.compact or
  * auto-compaction moves objects, at most RPERF_ALLOC_FOLLOW of them.
@@ -31,8 +32,8 @@
 #include "recording.h"
 #include "ruby_api.h"
 
-/* Main thread at start: the object that GC marks (the classes) and
- * updates at compaction (the followed objects); `follow_max` caps the
+/* Main thread at start: the object GC updates at compaction (the
+ * followed objects; it marks nothing: the agent keeps no object alive); `follow_max` caps the
  * followed objects (0: none followed, no FREEOBJ hook); with `lines`,
  * allocation stacks record the line of each frame. */
 int rp_allocs_init(long follow_max, bool lines);
@@ -57,9 +58,9 @@ void rp_allocs_unsuppress(void);
  * and the object's class. */
 void rp_allocs_key_split(uint32_t key, uint32_t *label_set, uint32_t *class_id);
 
-/* GVL held (the writer): the name of class `class_id`, e.g. "String", or
- * "(hidden String)" / "(internal)" for objects Ruby gives no class. May
- * call Ruby (which may allocate); copied into `buf`. */
+/* The name of class `class_id`, e.g. "String", or "(hidden String)" /
+ * "(internal)" for objects Ruby gives no class; copied into `buf`. Calls
+ * no Ruby code. */
 const char *rp_allocs_class_name(uint32_t class_id, char *buf, size_t size);
 
 /* One object of a recording still alive: its allocation sample's stack

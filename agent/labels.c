@@ -46,10 +46,23 @@ static uint32_t find_key(const rp_label *pairs, uint32_t n, uint32_t key)
     return i;
 }
 
+/* A key or value of a set. Past RP_LABEL_SETS_BOUND sets (a program that
+ * labels each request with its id, in a process that records for long
+ * without parts) a string not in the store yet is RP_LABEL_OTHER: the
+ * store stops growing with the program's data, and the profile says
+ * where values were left out. */
+static uint32_t label_string(const char *s, size_t len)
+{
+    if (store.label_set_count < RP_LABEL_SETS_BOUND)
+        return rp_profile_string(&store, s, len);
+    uint32_t id = rp_strtab_find(&store.strings, s, len);
+    return id != RP_IDX_NONE ? id : rp_profile_cstring(&store, RP_LABEL_OTHER);
+}
+
 /* Applies one change to pairs[0..*n) (which has room for one more). */
 static int apply_change(rp_label *pairs, uint32_t *n, const rp_label_change *c)
 {
-    uint32_t key = rp_profile_string(&store, c->key, c->key_len);
+    uint32_t key = label_string(c->key, c->key_len);
     if (key == RP_IDX_NONE)
         return -1;
     uint32_t at = find_key(pairs, *n, key);
@@ -58,7 +71,7 @@ static int apply_change(rp_label *pairs, uint32_t *n, const rp_label_change *c)
             pairs[at] = pairs[--*n];
         return 0;
     }
-    uint32_t value = rp_profile_string(&store, c->value, c->value_len);
+    uint32_t value = label_string(c->value, c->value_len);
     if (value == RP_IDX_NONE)
         return -1;
     pairs[at] = (rp_label){key, value};

@@ -13,7 +13,8 @@
  * process that runs for days the store would grow without end. Between
  * parts (RPERF_INTERVAL) it is compacted: a new store keeps only the sets
  * still in use — threads' current sets and those labelled blocks will
- * restore (holds) — renumbered.
+ * restore (holds) — renumbered. Without parts, the store is bounded:
+ * past RP_LABEL_SETS_BOUND sets, new strings are recorded as one.
  */
 #ifndef RPERF_AGENT_LABELS_H
 #define RPERF_AGENT_LABELS_H
@@ -53,6 +54,11 @@ uint32_t rp_labels_release(rp_label_hold *h);
 int rp_labels_compact_begin(void);
 uint32_t rp_labels_carry(uint32_t set);
 void rp_labels_compact_end(void);
+
+/* Past this many sets, keys and values not seen before are recorded as
+ * RP_LABEL_OTHER (labels.c). */
+#define RP_LABEL_SETS_BOUND 65536
+#define RP_LABEL_OTHER "(other: past the label bound)"
 
 /* Every set id is below this, so (set, VM state) fits a 32-bit key. */
 #define RP_LABEL_SETS_MAX (UINT32_MAX / 8)

@@ -82,18 +82,32 @@ static void fill_gc(rp_meta *m)
 /* libruby's flag (exported, not in the public headers); absent → no YJIT. */
 extern bool rb_yjit_enabled_p __attribute__((weak));
 
+/* RubyVM::YJIT.runtime_stats[:ratio_in_yjit], through calls only: this
+ * runs in postponed jobs too (interval parts, an attach's stop), where
+ * compiling Ruby source (an eval) can crash Ruby. */
+static VALUE yjit_ratio(VALUE unused)
+{
+    (void)unused;
+    VALUE vm = rb_const_get(rb_cObject, rb_intern("RubyVM"));
+    if (!RTEST(rb_const_defined(vm, rb_intern("YJIT"))))
+        return Qnil;
+    VALUE stats = rb_funcall(rb_const_get(vm, rb_intern("YJIT")), rb_intern("runtime_stats"), 0);
+    return RB_TYPE_P(stats, T_HASH) ? rb_hash_aref(stats, rb_id2sym(rb_intern("ratio_in_yjit"))) : Qnil;
+}
+
 static void fill_yjit(rp_meta *m)
 {
-    /* Evaluating Ruby at exit costs a parse; only when YJIT runs at all. */
+    /* Only when YJIT runs at all; ratio_in_yjit only exists with
+     * --yjit-stats (nil otherwise). */
     if (!&rb_yjit_enabled_p || !rb_yjit_enabled_p)
         return;
-    /* ratio_in_yjit only exists with --yjit-stats; nil otherwise. */
     int state = 0;
-    VALUE ratio = rb_eval_string_protect(
-        "defined?(RubyVM::YJIT) && RubyVM::YJIT.enabled? && "
-        "(RubyVM::YJIT.runtime_stats[:ratio_in_yjit] rescue nil)",
-        &state);
-    if (state || !RB_FLOAT_TYPE_P(ratio))
+    VALUE ratio = rb_protect(yjit_ratio, Qnil, &state);
+    if (state) {
+        rb_set_errinfo(Qnil);
+        return;
+    }
+    if (!RB_FLOAT_TYPE_P(ratio))
         return;
     m->has_yjit = true;
     m->yjit_ratio = rb_num2dbl(ratio);

@@ -77,6 +77,16 @@ static bool is_ractor(char *r)
     return type && strcmp(type, "ractor") == 0 && RTYPEDDATA_GET_DATA(self) == r;
 }
 
+/* ThreadGroup::Default, found as constants are, never by evaluating Ruby
+ * source: this runs in postponed jobs too (an attach's start), where
+ * compiling code can crash Ruby — at the end of a `load`, for one. */
+static VALUE default_thread_group(VALUE unused)
+{
+    (void)unused;
+    VALUE thread_group = rb_const_get(rb_cObject, rb_intern("ThreadGroup"));
+    return rb_const_get(thread_group, rb_intern("Default"));
+}
+
 /* The main Ractor's structures point back at each other through the
  * offsets: its thread's ractor is wrapped by its Ractor object, its id is
  * 1, and its threads.main (found by scanning) is followed by
@@ -87,9 +97,11 @@ static bool layout_holds(void)
     if (!th)
         return false;
     int state = 0;
-    VALUE group = rb_eval_string_protect("ThreadGroup::Default", &state);
-    if (state)
+    VALUE group = rb_protect(default_thread_group, Qnil, &state);
+    if (state) {
+        rb_set_errinfo(Qnil);
         return false;
+    }
     char *r = *(char **)(th + RP_TH_RACTOR_OFFSET);
     if (!is_ractor(r) || *(uint32_t *)(r + R_ID_OFFSET) != 1)
         return false;

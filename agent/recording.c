@@ -37,13 +37,15 @@ static void accept(rp_recording *r)
 void rp_recording_open(rp_rec_id id, const rp_rec_config *cfg, bool paused)
 {
     rp_recording *r = &recordings[id];
+    /* The tick reads a recording only while it accepts (acquire): none
+     * sees the fields below change under it. */
+    atomic_store(&r->accepting, false);
     r->cfg = *cfg;
-    r->period_ns = 1000000000LL / cfg->frequency;
+    atomic_store_explicit(&r->period_ns, 1000000000LL / cfg->frequency, memory_order_relaxed);
     r->min_charge_ns = r->period_ns / 2;
     reset_counters(r);
     r->clock_epoch = r->open_epoch = ++last_epoch;
     r->open = true;
-    atomic_store(&r->accepting, false);
     if (!paused)
         accept(r);
 }
@@ -100,14 +102,15 @@ bool rp_recordings_tick(int64_t now)
     bool any = false;
     for (int i = 0; i < RP_RECORDINGS; i++) {
         rp_recording *r = &recordings[i];
-        if (!atomic_load_explicit(&r->accepting, memory_order_relaxed))
+        if (!atomic_load_explicit(&r->accepting, memory_order_acquire))
             continue;
+        int64_t period = atomic_load_explicit(&r->period_ns, memory_order_relaxed);
         int64_t due = atomic_load_explicit(&r->next_tick_ns, memory_order_relaxed);
-        if (now + r->period_ns / 2 < due)
+        if (now + period / 2 < due)
             continue;
-        due += r->period_ns;
+        due += period;
         if (due < now)
-            due = now + r->period_ns;
+            due = now + period;
         atomic_store_explicit(&r->next_tick_ns, due, memory_order_relaxed);
         atomic_fetch_add_explicit(&r->trigger_count, 1, memory_order_relaxed);
         any = true;

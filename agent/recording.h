@@ -53,7 +53,7 @@ typedef struct rp_recording {
     rp_rec_config cfg;
     bool open;                /* between rp_recording_open and _close */
     atomic_bool accepting;    /* open and not paused: hooks and ticks serve it */
-    int64_t period_ns;        /* 1 s / frequency */
+    _Atomic int64_t period_ns; /* 1 s / frequency; read by the tick */
     int64_t min_charge_ns;    /* half a period: shorter charges wait for more */
     _Atomic int64_t next_tick_ns;      /* CLOCK_MONOTONIC when its next tick is due */
     atomic_uint_fast64_t trigger_count; /* written by the tick */

@@ -47,6 +47,8 @@
 #pragma weak rb_gc_location
 #pragma weak rb_obj_class
 #pragma weak rb_class_name
+#pragma weak rb_mod_name
+#pragma weak rb_class_real
 #pragma weak rb_set_end_proc
 #pragma weak rb_data_typed_object_wrap
 #pragma weak rb_gc_register_address
@@ -55,7 +57,12 @@
 #pragma weak rb_intern2
 #pragma weak rb_id2sym
 #pragma weak rb_protect
-#pragma weak rb_eval_string_protect
+#pragma weak rb_const_get
+#pragma weak rb_const_defined
+#pragma weak rb_funcall
+#pragma weak rb_funcallv
+#pragma weak rb_hash_aref
+#pragma weak rb_set_errinfo
 #pragma weak rb_num2dbl
 #pragma weak ruby_thread_has_gvl_p
 #pragma weak ruby_native_thread_p
@@ -68,6 +75,10 @@
  * (allocations.c; when absent, sizes fall back to a slot's). */
 size_t rb_obj_memsize_of(VALUE obj);
 bool rb_objspace_garbage_object_p(VALUE obj);
+/* The superclass field as it is (no check, no raise: allocations.c reads
+ * it inside an allocation). */
+VALUE rb_class_get_superclass(VALUE klass);
+#pragma weak rb_class_get_superclass
 #pragma weak rb_obj_memsize_of
 #pragma weak rb_objspace_garbage_object_p
 

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "../common/clock.h"
+#include "../common/distinct.h"
+#include "../common/strtab.h"
 #include "../common/vec.h"
 #include "config.h"
 #include "gvl_gc.h"
@@ -96,6 +98,7 @@ typedef struct slow_list {
  * holds their names (strings) and endpoint statistics. */
 typedef struct span_set {
     rp_profile store;
+    rp_distinct folded; /* names past RP_ENDPOINTS_MAX, counted not kept */
     bool ready;
     slow_list *slow;
     size_t slow_cap;
@@ -127,14 +130,36 @@ static void reset_lifetime(lifetime *l)
     l->ready = rp_profile_init(&l->store, true) == 0;
 }
 
+/* The endpoint named `name` of `store`; past RP_ENDPOINTS_MAX a name not
+ * kept yet is counted in `folded` (unless NULL) and its requests under
+ * RP_ENDPOINT_OTHER — so a server's every distinct URL (slugs, asset
+ * digests, scanners' random paths) costs no memory past the bound, and
+ * no request goes uncounted. NULL when out of memory. */
+static rp_endpoint *endpoint_of(rp_profile *store, const char *name, size_t len, rp_distinct *folded)
+{
+    rp_requests *r = &store->requests;
+    uint32_t id;
+    if (r->count < RP_ENDPOINTS_MAX - 1) {
+        id = rp_profile_string(store, name, len);
+        return id == RP_IDX_NONE ? NULL : rp_requests_endpoint(r, id);
+    }
+    id = rp_strtab_find(&store->strings, name, len);
+    rp_endpoint *e = id == RP_IDX_NONE ? NULL : rp_requests_find(r, id);
+    if (e)
+        return e;
+    if (folded)
+        rp_distinct_add(folded, name, len);
+    id = rp_profile_cstring(store, RP_ENDPOINT_OTHER);
+    return id == RP_IDX_NONE ? NULL : rp_requests_endpoint(r, id);
+}
+
 /* The least a request of `name` must take to be among its endpoint's
  * slowest 1% so far, after counting this one of `wall_ns` (0: any). */
 static double slow_threshold(lifetime *l, const char *name, size_t len, const rp_span_split *s)
 {
     if (!l->ready)
         return 0;
-    uint32_t id = rp_profile_string(&l->store, name, len);
-    rp_endpoint *e = id == RP_IDX_NONE ? NULL : rp_requests_endpoint(&l->store.requests, id);
+    rp_endpoint *e = endpoint_of(&l->store, name, len, NULL);
     if (!e || rp_endpoint_add(e, s, 0) != 0)
         return 0;
     size_t i = (size_t)(e - l->store.requests.endpoints);
@@ -170,7 +195,7 @@ static void reset_set(span_set *s)
         rp_profile_free(&s->store);
     }
     free(s->slow);
-    memset(s, 0, sizeof(*s));
+    memset(s, 0, sizeof(*s)); /* the folded names' count too */
     s->ready = rp_profile_init(&s->store, true) == 0;
 }
 
@@ -237,8 +262,7 @@ static bool add_span(span_set *set, lifetime *life, const struct rp_open_span *o
     if (!set->ready)
         return false;
     double threshold = slow_ns ? 0 : slow_threshold(life, o->name, o->name_len, &s->split);
-    uint32_t name = rp_profile_string(&set->store, o->name, o->name_len);
-    rp_endpoint *e = name == RP_IDX_NONE ? NULL : rp_requests_endpoint(&set->store.requests, name);
+    rp_endpoint *e = endpoint_of(&set->store, o->name, o->name_len, &set->folded);
     if (!e || rp_endpoint_add(e, &s->split, (int)s->status) != 0)
         return false;
     rp_slow_span *kept = keep_slow(set, (size_t)(e - set->store.requests.endpoints), s, threshold);
@@ -650,6 +674,8 @@ int rp_spans_take(rp_rec_id id, rp_profile *p, bool clear)
         return 0;
     const rp_requests *src = &set->store.requests;
     int rc = 0;
+    if (src->count >= RP_ENDPOINTS_MAX - 1)
+        rp_add_saturating(&p->requests.folded_names, rp_distinct_count(&set->folded));
     for (size_t i = 0; i < src->count && rc == 0; i++) {
         const rp_endpoint *from = &src->endpoints[i];
         uint32_t name = rp_profile_cstring(p, rp_profile_str(&set->store, from->name));

@@ -32,9 +32,41 @@ static sem_t armed;         /* posted by the worker once its timer runs */
 static atomic_bool stopping;
 static atomic_bool ticking = true; /* false while no recording takes samples */
 static atomic_int tick_hz = 1000;  /* the rate the recordings want */
-static int64_t rotation_interval_ns; /* RPERF_INTERVAL, 0: none */
-static void (*rotation_due)(void);
-static int64_t next_rotation_ns;    /* worker's own: CLOCK_MONOTONIC */
+/* The rotation, set by a Ruby thread (rp_worker_set_rotation) while the
+ * worker runs, read by the worker as one pair under a sequence count
+ * (odd while it is being written): an interval never meets another
+ * setting's function, and a change restarts the worker's clock. */
+static _Atomic uint32_t rotation_seq;
+static _Atomic int64_t rotation_interval_ns; /* RPERF_INTERVAL, 0: none */
+static void (*_Atomic rotation_due)(void);
+
+/* Worker's own: the rotation in force, and when it is next due. */
+typedef struct rotation {
+    uint32_t seq;
+    int64_t interval_ns;
+    void (*due)(void);
+    int64_t next_ns; /* CLOCK_MONOTONIC */
+} rotation;
+static rotation current;
+
+/* Worker: the rotation as set now; a new setting counts from now. */
+static const rotation *rotation_now(void)
+{
+    for (;;) {
+        uint32_t seq = atomic_load_explicit(&rotation_seq, memory_order_acquire);
+        if (seq == current.seq)
+            return &current;
+        if (seq & 1)
+            continue;
+        int64_t interval = atomic_load_explicit(&rotation_interval_ns, memory_order_relaxed);
+        void (*due)(void) = atomic_load_explicit(&rotation_due, memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&rotation_seq, memory_order_relaxed) != seq)
+            continue;
+        current = (rotation){seq, interval, due, rp_monotonic_ns() + interval};
+        return &current;
+    }
+}
 /* One job slot from the GVL side to the worker: `posted_job` is set
  * (release) by the GVL side when empty, cleared by the worker after
  * running it. */
@@ -62,11 +94,12 @@ static void fold_handed_over(void)
  * is due. */
 static void wait_or_rotation(void)
 {
-    if (!rotation_interval_ns) {
+    const rotation *r = rotation_now();
+    if (!r->interval_ns || !r->due) {
         sem_wait(&wake);
         return;
     }
-    struct timespec due = {next_rotation_ns / 1000000000, next_rotation_ns % 1000000000};
+    struct timespec due = {r->next_ns / 1000000000, r->next_ns % 1000000000};
     sem_clockwait(&wake, CLOCK_MONOTONIC, &due);
 }
 
@@ -98,14 +131,15 @@ static void wait_for_work(rp_ticker *ticker)
  * missed while the machine was busy are skipped, not replayed. */
 static void rotate_when_due(void)
 {
-    if (!rotation_interval_ns)
+    rotation_now();
+    if (!current.interval_ns || !current.due)
         return;
     int64_t now = rp_monotonic_ns();
-    if (now < next_rotation_ns)
+    if (now < current.next_ns)
         return;
-    while (next_rotation_ns <= now)
-        next_rotation_ns += rotation_interval_ns;
-    rotation_due();
+    while (current.next_ns <= now)
+        current.next_ns += current.interval_ns;
+    current.due();
 }
 
 /* Worker: runs the job the GVL side posted, if any. */
@@ -131,7 +165,8 @@ static void *worker_main(void *arg)
         rp_log("cannot sample: timer_create failed: %s", strerror(errno));
     if (!timer_signal)
         rp_ticker_start(&ticker, atomic_load(&tick_hz));
-    next_rotation_ns = rp_monotonic_ns() + rotation_interval_ns;
+    current.seq = UINT32_MAX; /* read afresh, counting from now */
+    rotation_now();
     sem_post(&armed);
     while (!atomic_load(&stopping)) {
         rp_sample_buf_prefault();
@@ -228,8 +263,11 @@ void rp_worker_forget(void)
 
 void rp_worker_set_rotation(int64_t interval_ns, void (*due)(void))
 {
-    rotation_interval_ns = interval_ns;
-    rotation_due = due;
+    atomic_fetch_add_explicit(&rotation_seq, 1, memory_order_relaxed); /* odd: being written */
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&rotation_interval_ns, interval_ns, memory_order_relaxed);
+    atomic_store_explicit(&rotation_due, due, memory_order_relaxed);
+    atomic_fetch_add_explicit(&rotation_seq, 1, memory_order_release);
 }
 
 bool rp_worker_post(void (*job)(void *), void *arg)

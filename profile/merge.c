@@ -167,6 +167,7 @@ static int map_samples(rp_merge_pending *out, const rp_profile *src, const struc
  * are) to `dst`. */
 static int add_requests(rp_requests *dst, const rp_requests *src, const uint32_t *names)
 {
+    rp_add_saturating(&dst->folded_names, src->folded_names);
     for (size_t i = 0; i < src->count; i++) {
         uint32_t name = names ? names[src->endpoints[i].name] : src->endpoints[i].name;
         rp_endpoint *e = rp_requests_endpoint(dst, name);

@@ -47,9 +47,8 @@ static int read_histogram(struct doc *d, rp_jtok tok, rp_endpoint *e)
             rp_doc_read_count(d, rp_jr_next(&d->jr), "count", &n) != 0 || b >= RP_HIST_BUCKETS ||
             (tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY)
             return rp_doc_shape_error(d, tok == RP_JT_ERROR ? tok : RP_JT_NULL, bad);
-        if (!e->hist && !(e->hist = calloc(RP_HIST_BUCKETS, sizeof(*e->hist))))
+        if (rp_hist_add(e, (int)b, n) != 0)
             return rp_doc_out_of_memory(d);
-        e->hist[b] += n;
     }
     return 0;
 }
@@ -103,7 +102,7 @@ static int read_endpoints(struct doc *d, rp_jtok tok)
         rp_endpoint *e = rc == 0 ? rp_requests_endpoint(&d->p->requests, name) : NULL;
         if (rc == 0 && (!e || rp_endpoint_merge(e, &read) != 0))
             rc = rp_doc_out_of_memory(d);
-        free(read.hist);
+        rp_endpoint_free(&read);
         if (rc != 0)
             return -1;
     }
@@ -132,13 +131,17 @@ int rp_doc_read_requests(struct doc *d, rp_jtok tok)
         return rp_doc_shape_error(d, tok, "\"requests\" must be an object");
     while ((tok = rp_jr_next(&d->jr)) == RP_JT_KEY) {
         bool endpoints = key_is(d, RP_KEY_REQ_ENDPOINTS), slow = key_is(d, RP_KEY_REQ_SLOW);
+        bool folded = key_is(d, RP_KEY_REQ_FOLDED_NAMES);
+        int64_t n = 0;
         tok = rp_jr_next(&d->jr);
         int rc = endpoints ? read_endpoints(d, tok)
                  : slow    ? read_slow(d, tok)
+                 : folded  ? rp_doc_read_count(d, tok, RP_KEY_REQ_FOLDED_NAMES, &n)
                  : rp_jr_skip(&d->jr, tok) ? 0
                            : rp_doc_shape_error(d, RP_JT_ERROR, "");
         if (rc != 0)
             return -1;
+        rp_add_saturating(&d->p->requests.folded_names, n);
     }
     return tok == RP_JT_END_OBJECT ? 0 : rp_doc_shape_error(d, tok, "");
 }

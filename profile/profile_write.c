@@ -147,12 +147,10 @@ static void write_endpoint(rp_json *j, const rp_profile *p, const rp_endpoint *e
 void rp_profile_write_histogram(rp_json *j, const rp_endpoint *e)
 {
     rp_json_begin_array(j);
-    for (int b = 0; e->hist && b < RP_HIST_BUCKETS; b++) {
-        if (!e->hist[b])
-            continue;
+    for (uint32_t i = 0; i < e->hist_len; i++) {
         rp_json_begin_array(j);
-        rp_json_int(j, b);
-        rp_json_int(j, e->hist[b]);
+        rp_json_int(j, e->hist[i].bucket);
+        rp_json_int(j, e->hist[i].count);
         rp_json_end_array(j);
     }
     rp_json_end_array(j);
@@ -166,6 +164,8 @@ static void write_requests(rp_json *j, const rp_profile *p)
         return;
     rp_json_key(j, RP_KEY_REQUESTS);
     rp_json_begin_object(j);
+    if (r->folded_names > 0)
+        rp_json_member_int(j, RP_KEY_REQ_FOLDED_NAMES, r->folded_names);
     rp_json_key(j, RP_KEY_REQ_ENDPOINTS);
     rp_json_begin_array(j);
     for (size_t i = 0; i < r->count; i++)

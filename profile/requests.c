@@ -25,7 +25,7 @@ void rp_requests_init(rp_requests *r)
 void rp_requests_free(rp_requests *r)
 {
     for (size_t i = 0; i < r->count; i++)
-        free(r->endpoints[i].hist);
+        rp_endpoint_free(&r->endpoints[i]);
     free(r->endpoints);
     free(r->slow);
     rp_idxset_free(&r->index);
@@ -54,6 +54,13 @@ static bool same_name(const void *ctx, uint32_t i)
 {
     const struct name_key *k = ctx;
     return k->r->endpoints[i].name == k->name;
+}
+
+rp_endpoint *rp_requests_find(const rp_requests *r, uint32_t name)
+{
+    struct name_key key = {r, name};
+    uint32_t found = rp_idxset_find(&r->index, rp_hash_mix64(name), same_name, &key);
+    return found == RP_IDX_NONE ? NULL : &r->endpoints[found];
 }
 
 rp_endpoint *rp_requests_endpoint(rp_requests *r, uint32_t name)
@@ -101,23 +108,59 @@ static void add_split(rp_span_split *dst, const rp_span_split *s)
     rp_add_saturating(&dst->queue_ns, s->queue_ns);
 }
 
-static int ensure_hist(rp_endpoint *e)
+void rp_endpoint_free(rp_endpoint *e)
 {
-    if (!e->hist)
-        e->hist = calloc(RP_HIST_BUCKETS, sizeof(*e->hist));
-    return e->hist ? 0 : -1;
+    free(e->hist);
+    e->hist = NULL;
+    e->hist_len = e->hist_cap = 0;
+}
+
+/* Where bucket `b` is, or would go, in the endpoint's cells. */
+static uint32_t cell_at(const rp_endpoint *e, int b)
+{
+    uint32_t lo = 0, hi = e->hist_len;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (e->hist[mid].bucket < (uint32_t)b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int rp_hist_add(rp_endpoint *e, int b, int64_t n)
+{
+    uint32_t i = cell_at(e, b);
+    if (i < e->hist_len && e->hist[i].bucket == (uint32_t)b) {
+        rp_add_saturating(&e->hist[i].count, n);
+        return 0;
+    }
+    size_t cap = e->hist_cap;
+    if (RP_VEC_RESERVE(e->hist, cap, (size_t)e->hist_len + 1) != 0)
+        return -1;
+    e->hist_cap = (uint32_t)cap;
+    memmove(&e->hist[i + 1], &e->hist[i], (e->hist_len - i) * sizeof(*e->hist));
+    e->hist[i] = (rp_hist_cell){(uint32_t)b, n};
+    e->hist_len++;
+    return 0;
+}
+
+int64_t rp_hist_count(const rp_endpoint *e, int b)
+{
+    uint32_t i = cell_at(e, b);
+    return i < e->hist_len && e->hist[i].bucket == (uint32_t)b ? e->hist[i].count : 0;
 }
 
 int rp_endpoint_add(rp_endpoint *e, const rp_span_split *s, int status)
 {
-    if (ensure_hist(e) != 0)
+    if (rp_hist_add(e, rp_hist_bucket(s->wall_ns), 1) != 0)
         return -1;
     e->count++;
     add_split(&e->sum, s);
     if (s->wall_ns > e->max_ns)
         e->max_ns = s->wall_ns;
     e->status[rp_status_class(status)]++;
-    e->hist[rp_hist_bucket(s->wall_ns)]++;
     return 0;
 }
 
@@ -125,16 +168,15 @@ int rp_endpoint_merge(rp_endpoint *dst, const rp_endpoint *src)
 {
     if (src->count == 0)
         return 0;
-    if (ensure_hist(dst) != 0)
-        return -1;
+    for (uint32_t i = 0; i < src->hist_len; i++)
+        if (rp_hist_add(dst, (int)src->hist[i].bucket, src->hist[i].count) != 0)
+            return -1;
     dst->count += src->count;
     add_split(&dst->sum, &src->sum);
     if (src->max_ns > dst->max_ns)
         dst->max_ns = src->max_ns;
     for (int i = 0; i < RP_STATUS_CLASSES; i++)
         dst->status[i] += src->status[i];
-    for (int b = 0; src->hist && b < RP_HIST_BUCKETS; b++)
-        dst->hist[b] += src->hist[b];
     return 0;
 }
 
@@ -148,7 +190,7 @@ int rp_requests_add_slow(rp_requests *r, const rp_slow_span *s)
 
 double rp_endpoint_quantile(const rp_endpoint *e, double q)
 {
-    if (e->count == 0 || !e->hist)
+    if (e->count == 0 || !e->hist_len)
         return 0;
     /* the smallest value with at least q of the spans at or below it */
     int64_t rank = (int64_t)ceil(q * (double)e->count), seen = 0;
@@ -156,10 +198,10 @@ double rp_endpoint_quantile(const rp_endpoint *e, double q)
         rank = 1;
     if (rank >= e->count)
         return (double)e->max_ns; /* the slowest is known exactly */
-    for (int b = 0; b < RP_HIST_BUCKETS; b++) {
-        seen += e->hist[b];
+    for (uint32_t i = 0; i < e->hist_len; i++) {
+        seen += e->hist[i].count;
         if (seen >= rank) {
-            double v = rp_hist_value(b);
+            double v = rp_hist_value((int)e->hist[i].bucket);
             return v > (double)e->max_ns ? (double)e->max_ns : v;
         }
     }

@@ -41,12 +41,22 @@ typedef struct rp_span_split {
  * runnable threads than cores). 0 when the parts add up to more. */
 int64_t rp_split_other_ns(const rp_span_split *s);
 
+/* One bucket of a histogram that holds any spans. */
+typedef struct rp_hist_cell {
+    uint32_t bucket;
+    int64_t count;
+} rp_hist_cell;
+
 typedef struct rp_endpoint {
     uint32_t name; /* string id */
     int64_t count, max_ns;
     rp_span_split sum;
     int64_t status[RP_STATUS_CLASSES];
-    int64_t *hist; /* RP_HIST_BUCKETS counts, or NULL while count is 0 */
+    /* The histogram's buckets that hold spans, in bucket order: sparse,
+     * as an endpoint's spans fill a few dozen of the buckets (an endpoint
+     * seen once takes one cell, not RP_HIST_BUCKETS). */
+    rp_hist_cell *hist;
+    uint32_t hist_len, hist_cap;
 } rp_endpoint;
 
 typedef struct rp_slow_span {
@@ -66,10 +76,19 @@ typedef struct rp_slow_span {
 typedef struct rp_requests {
     rp_endpoint *endpoints;
     size_t count, cap;
+    /* How many more endpoint names the recording saw than it kept (about:
+     * the agent keeps RP_ENDPOINTS_MAX per part, and counts the rest's
+     * requests under RP_ENDPOINT_OTHER). Summed over parts and processes. */
+    int64_t folded_names;
     rp_idxset index; /* over endpoints, by name */
     rp_slow_span *slow;
     size_t slow_count, slow_cap;
 } rp_requests;
+
+/* The agent's bound on endpoints per recording and part, and the name
+ * under which the requests of endpoints past it are counted. */
+#define RP_ENDPOINTS_MAX 1000
+#define RP_ENDPOINT_OTHER "(other endpoints)"
 
 void rp_requests_init(rp_requests *r);
 void rp_requests_free(rp_requests *r);
@@ -77,9 +96,19 @@ void rp_requests_free(rp_requests *r);
 /* The endpoint named `name` (a string id), made when first needed; NULL
  * when out of memory. */
 rp_endpoint *rp_requests_endpoint(rp_requests *r, uint32_t name);
+/* The endpoint named `name` if there is one, else NULL. */
+rp_endpoint *rp_requests_find(const rp_requests *r, uint32_t name);
 
 /* Adds one span of endpoint `e`. Returns 0 or -1 (out of memory). */
 int rp_endpoint_add(rp_endpoint *e, const rp_span_split *s, int status);
+
+/* Adds `n` spans to bucket `b` (< RP_HIST_BUCKETS) of the endpoint's
+ * histogram. Returns 0 or -1 (out of memory). */
+int rp_hist_add(rp_endpoint *e, int b, int64_t n);
+/* The spans in bucket `b`. */
+int64_t rp_hist_count(const rp_endpoint *e, int b);
+/* Frees what the endpoint holds (its histogram). */
+void rp_endpoint_free(rp_endpoint *e);
 
 /* Adds `src` (its counts and histogram) to `dst`. */
 int rp_endpoint_merge(rp_endpoint *dst, const rp_endpoint *src);

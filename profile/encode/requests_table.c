@@ -102,7 +102,7 @@ static void write_shares(rp_out *out, const rp_span_split *s)
 
 static void write_table(rp_out *out, const rp_profile *p, const rp_endpoint **rows, size_t n)
 {
-    char count[RP_NUMFMT_MAX];
+    char count[RP_NUMFMT_MAX], kept[RP_NUMFMT_MAX];
     rp_out_printf(out, "Requests and jobs: %zu endpoints\n\n", n);
     rp_out_printf(out, "  %8s %9s %9s %9s %9s %11s %6s %6s %6s %6s %6s %6s  %s\n", "count", "p50 ms", "p90 ms",
                   "p99 ms", "max ms", "total ms", "%queue", "%cpu", "%wait", "%block", "%gc", "%other", "endpoint");
@@ -114,6 +114,12 @@ static void write_table(rp_out *out, const rp_profile *p, const rp_endpoint **ro
         write_shares(out, &e->sum);
         rp_out_printf(out, "  %s\n", rp_profile_str(p, e->name));
     }
+    if (p->requests.folded_names > 0)
+        rp_out_printf(out,
+                      "\n  %s holds the requests of about %s more endpoint names: the agent keeps %s "
+                      "per part (give routes, not raw paths, as names)\n",
+                      RP_ENDPOINT_OTHER, rp_fmt_int(p->requests.folded_names, count),
+                      rp_fmt_int(RP_ENDPOINTS_MAX, kept));
 }
 
 static int write_slowest(rp_out *out, const rp_profile *p, const rp_requests_opts *o)

@@ -42,7 +42,7 @@ static void test_quantiles_within_one_percent(void **state)
     assert_int_equal(e.status[4], 500); /* 5xx */
     assert_int_equal(rp_hist_bucket(999), 0);
     assert_int_equal(rp_hist_bucket(INT64_MAX), RP_HIST_BUCKETS - 1);
-    free(e.hist);
+    rp_endpoint_free(&e);
 }
 
 /* Endpoint "GET /a": `n` spans of 10 ms, 2 ms of it CPU, 7 ms blocked
@@ -98,7 +98,7 @@ static void test_round_trip_and_merge(void **state)
     assert_int_equal(merged.requests.count, 1);
     assert_int_equal(merged.requests.endpoints[0].count, 60);
     assert_int_equal(merged.requests.endpoints[0].sum.queue_ns, 60 * 250000);
-    assert_int_equal(merged.requests.endpoints[0].hist[rp_hist_bucket(10000000)], 60);
+    assert_int_equal(rp_hist_count(&merged.requests.endpoints[0], rp_hist_bucket(10000000)), 60);
     assert_int_equal(merged.requests.slow_count, 4);
     assert_string_equal(rp_profile_str(&merged, merged.requests.slow[2].endpoint), "GET /a");
     assert_string_equal(rp_profile_str(&merged, merged.requests.slow[2].blocked_at), "Kernel#sleep at app.rb:12");

@@ -1,0 +1,65 @@
+# Nothing the agent keeps grows with the program's data, nor keeps the
+# program's objects alive:
+# - 50,000 requests of 50,000 distinct names, each with a label of its own
+#   (a server's slugs, digests and scanners' random paths): every request
+#   counted, at most RP_ENDPOINTS_MAX endpoints kept, the names past them
+#   said (about 49,000), the process's memory no more than 64 MB above the
+#   same program's with 500 names;
+# - 20,000 anonymous classes made and dropped under RPERF_ALLOC=1: as many
+#   classes alive after GC as without the agent, also after GC.compact
+#   (the classes of sampled objects are kept by name); Structs' allocations
+#   named after their ancestor, with no address in any name.
+. "$(dirname "$0")/lib.sh"
+
+cat >names.rb <<'RUBY'
+require "rperf"
+names = Integer(ARGV[0])
+50_000.times do |i|
+  Rperf.request("GET /items/#{i % names}") { Rperf.label(item: i.to_s) { (1..20).sum } }
+end
+GC.start
+puts File.read("/proc/self/status")[/VmRSS:\s*(\d+)/, 1]
+RUBY
+rss=()
+for names in 500 50000; do
+    rss+=("$(profiled "n$names" "$RUBY" names.rb "$names")") || fail "$names names: the program failed"
+    "$ANALYZE" requests --json "n$names" >req.json 2>req.err || fail "$names names: $(cat req.err)"
+    read -r endpoints total <<<"$("$RUBY" -rjson -e 'e = JSON.parse(File.read("req.json"))
+        print e.size, " ", e.sum { |x| x["count"] }')"
+    [ "$total" = 50000 ] || fail "$names names: $total requests counted of 50,000"
+    [ "$endpoints" -le 1000 ] || fail "$names names: $endpoints endpoints kept"
+    note "$names names: $endpoints endpoints, all 50,000 requests counted, VmRSS ${rss[-1]} kB"
+done
+"$ANALYZE" requests n50000 >req.txt
+folded=$(grep -o 'about [0-9,]* more endpoint names' req.txt | tr -dc 0-9)
+note "50,000 names: $(grep 'more endpoint names' req.txt | sed 's/^ *//')"
+[ -n "$folded" ] && [ "$folded" -ge 44000 ] && [ "$folded" -le 54000 ] ||
+    fail "the folded names said: '${folded:-none}', expected about 49,000"
+growth=$(( (rss[1] - rss[0]) / 1024 ))
+note "memory: ${growth} MB more with 50,000 names than with 500"
+[ "$growth" -le 64 ] || fail "50,000 names take $growth MB more than 500"
+
+cat >classes.rb <<'RUBY'
+kind, how = ARGV
+20_000.times do |i|
+  c = kind == "struct" ? Struct.new(:a, :b) : Class.new { def initialize = @a = 1 }
+  c.new
+end
+GC.start; GC.start
+GC.compact if how == "compact"
+GC.start
+puts ObjectSpace.each_object(Class).count
+RUBY
+for how in plain compact; do
+    bare=$("$RUBY" classes.rb class "$how")
+    with=$(RPERF_ALLOC=1 profiled "c-$how" "$RUBY" classes.rb class "$how")
+    note "$how: $bare classes alive without the agent, $with with RPERF_ALLOC=1"
+    [ $((with - bare)) -le 300 ] && [ $((bare - with)) -le 300 ] ||
+        fail "$how: $with classes alive with the agent, $bare without"
+done
+RPERF_ALLOC=1 profiled structs "$RUBY" classes.rb struct plain >/dev/null
+"$ANALYZE" report --measure alloc --by '%class' structs >classes.txt 2>&1 || fail "report by class: $(cat classes.txt)"
+! grep -q '0x[0-9a-f]\{6,\}' classes.txt || fail "an address in a class name: $(grep -m1 '0x' classes.txt)"
+grep -q "anonymous subclass of Struct" classes.txt ||
+    fail "the Structs' allocations are not named after Struct: $(head -n 12 classes.txt)"
+note "classes: $(grep -m1 'anonymous subclass of Struct' classes.txt | sed 's/^ *//')"
