@@ -22,7 +22,7 @@ enum {
 };
 
 typedef struct ractor_row {
-    _Atomic VALUE key;     /* its rb_ractor_t (layout), else its main thread; 0: unused */
+    _Atomic VALUE key;     /* ractor_key(), 1: the "(other Ractors)" row; 0: unused */
     _Atomic int ready;     /* label written */
     char label[RP_RACTOR_NAME_MAX + 16];
     _Atomic int64_t ns[RP_RECORDINGS];
@@ -145,11 +145,12 @@ static void write_label(ractor_row *row, VALUE thread)
     atomic_store_explicit(&row->ready, 1, memory_order_release);
 }
 
-/* The row of the Ractor whose main thread is `key`, claimed when new;
- * -1 when the table is full. */
+/* The row of the Ractor `key` names, claimed when new. Past the rows,
+ * the last one, "(other Ractors)", counts every further Ractor: a program
+ * that makes Ractors without end keeps a bounded table. */
 static int row_of(VALUE key, VALUE thread)
 {
-    for (int i = 0; i < RP_RACTORS_MAX; i++) {
+    for (int i = 0; i < RP_RACTORS_MAX - 1; i++) {
         VALUE k = atomic_load_explicit(&rows[i].key, memory_order_acquire);
         if (k == key)
             return i;
@@ -163,7 +164,24 @@ static int row_of(VALUE key, VALUE thread)
                 return i;
         }
     }
-    return -1;
+    ractor_row *other = &rows[RP_RACTORS_MAX - 1];
+    VALUE expected = 0;
+    if (atomic_compare_exchange_strong(&other->key, &expected, (VALUE)1)) {
+        snprintf(other->label, sizeof(other->label), "(other Ractors)");
+        atomic_store_explicit(&other->ready, 1, memory_order_release);
+    }
+    return RP_RACTORS_MAX - 1;
+}
+
+/* What names a thread's Ractor in the rows: with the layout its structure
+ * and its id together — a Ractor made where a finished one's structure
+ * was freed is another Ractor — else its main thread. */
+static VALUE ractor_key(VALUE thread)
+{
+    if (!layout)
+        return rb_thread_main();
+    char *r = ractor_of(thread);
+    return (VALUE)((uintptr_t)r ^ ((uint64_t)*(uint32_t *)(r + R_ID_OFFSET) << 48));
 }
 
 static void lock_stretch(stretch *st)
@@ -235,7 +253,7 @@ int rp_ractors_is_main(VALUE thread)
 
 void rp_ractors_resumed(VALUE thread)
 {
-    int row = row_of(layout ? (VALUE)ractor_of(thread) : rb_thread_main(), thread);
+    int row = row_of(ractor_key(thread), thread);
     stretch *st = row < 0 ? NULL : claim_stretch();
     if (!st) {
         rp_ractors_leave();

@@ -66,3 +66,19 @@ for run in $(seq 1 50); do
     rm -rf "short$run"
 done
 note "50 runs of a Ractor program, both modes, both thread models: output and status unchanged"
+
+# 100 Ractors, one after the other, each computing a while: the first 63
+# (#2 .. #64) get a row each — each its own, though a Ractor's structure is
+# often made where the previous one's was freed — and the rest count in
+# "(other Ractors)".
+cat >many.rb <<'RUBY'
+100.times { |i| Ractor.new(i) { |k| s = 0; 300_000.times { |j| s += j ^ k }; s }.take }
+RUBY
+RPERF_MODE=cpu profiled many "$RUBY" -W0 many.rb 2>err.txt || fail "many.rb: $(cat err.txt)"
+profile=$(only_profile many)
+other=$(check weight "$profile" "(other Ractors)")
+named=$("$ANALYZE" report --top 500 many | grep -o 'Ractor #[0-9]*' | sort -u | wc -l)
+last=$("$ANALYZE" report --top 500 many | grep -o 'Ractor #[0-9]*' | sed 's/.*#//' | sort -n | tail -n 1)
+note "100 Ractors: $named named rows (the last #$last), (other Ractors) $((other / 1000000)) ms"
+[ "$other" -gt 0 ] || fail "no (other Ractors) row after 100 Ractors"
+[ "$named" = 63 ] && [ "$last" = 64 ] || fail "$named Ractor rows, the last #$last: expected #2 .. #64"
