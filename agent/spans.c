@@ -322,16 +322,44 @@ static bool spans_belong(const struct rp_thread_spans *ts, const rp_thread *t)
     return ts && ts->generation == t->generation && ts->thread_seq == t->thread_seq;
 }
 
+/* An ended request's record goes back to its thread for the next one,
+ * its buffers with it — unless they grew past what an ordinary request
+ * needs (one long request, a burst of fibers), which is given back, as
+ * are records past a few kept spare: what a thread holds shrinks back. */
+#define SPARE_SPANS 16
+#define SPARE_FRAMES 4096
+static void retire(struct rp_thread_spans *ts, struct rp_open_span *o)
+{
+    o->count = o->frame_count = 0;
+    if (o->frames_cap > SPARE_FRAMES) {
+        free(o->samples);
+        free(o->frames);
+        free(o->lines);
+        o->samples = NULL;
+        o->frames = NULL;
+        o->lines = NULL;
+        o->cap = o->frames_cap = o->lines_cap = 0;
+    }
+    size_t spare = 0;
+    for (struct rp_open_span *f = ts->free; f && spare < SPARE_SPANS; f = f->next_free)
+        spare++;
+    if (spare >= SPARE_SPANS) {
+        free(o->samples);
+        free(o->frames);
+        free(o->lines);
+        free(o);
+        return;
+    }
+    o->next_free = ts->free;
+    ts->free = o;
+}
+
 /* Every open request of `ts` is dropped, its samples with it: a fork
  * child's (the parent's requests are not its own), a reused record's. */
 static void drop_open(struct rp_thread_spans *ts)
 {
-    for (size_t i = 0; i < ts->count; i++) {
-        struct rp_open_span *o = ts->open[i];
-        o->count = o->frame_count = 0;
-        o->next_free = ts->free;
-        ts->free = o;
-    }
+    for (size_t i = 0; i < ts->count; i++)
+        retire(ts, ts->open[i]);
     ts->count = 0;
     ts->current = NULL;
 }
@@ -482,8 +510,7 @@ static void end_open(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_sp
             ts->open[i] = ts->open[--ts->count];
             break;
         }
-    o->next_free = ts->free;
-    ts->free = o;
+    retire(ts, o);
 }
 
 void rp_spans_end(rp_thread *t, int status)
