@@ -167,12 +167,14 @@ static uint32_t class_id_of(VALUE obj)
     uint32_t id = rp_idxset_find(&class_index, hash, class_equals, &c);
     if (id != RP_IDX_NONE)
         return id;
-    if (class_count >= CLASSES_MAX - 1)
+    if (class_count >= CLASSES_MAX - 1) {
         c = (alloc_class){OTHER_CLASSES, 0};
-    else if (c.name && !(c.name = strdup(name)))
+        hash = class_hash(&c);
+    } else if (c.name && !(c.name = strdup(name))) {
         return RP_IDX_NONE;
-    id = intern(&c, sizeof(c), class_hash(&c), (void **)&classes, &class_count, &classes_cap, CLASSES_MAX,
-                &class_index, class_equals);
+    }
+    id = intern(&c, sizeof(c), hash, (void **)&classes, &class_count, &classes_cap, CLASSES_MAX, &class_index,
+                class_equals);
     if (id == RP_IDX_NONE && c.name != OTHER_CLASSES)
         free((void *)c.name);
     return id;

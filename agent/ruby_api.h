@@ -46,7 +46,6 @@
 #pragma weak rb_tracearg_object
 #pragma weak rb_gc_location
 #pragma weak rb_obj_class
-#pragma weak rb_class_name
 #pragma weak rb_mod_name
 #pragma weak rb_class_real
 #pragma weak rb_set_end_proc

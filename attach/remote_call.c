@@ -416,7 +416,6 @@ rp_call_outcome rp_borrowed_call(rp_borrowed *b, uint64_t fn, uint64_t a0, uint6
         if ((status >> 16) == PTRACE_EVENT_STOP) {
             /* The process is stopped (SIGSTOP): so stays this thread, in
              * its call, until SIGCONT. */
-            if (getenv("RC_DEBUG")) fprintf(stderr, "event stop sig %d\n", sig);
             if (is_stop_signal(sig))
                 listening = ptrace(PTRACE_LISTEN, b->tid, NULL, NULL) == 0;
             continue;
