@@ -10,13 +10,13 @@
  */
 #include "allocations.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/anon_names.h"
 #include "../common/hash.h"
 #include "../common/idxset.h"
 #include "../common/vec.h"
@@ -99,30 +99,12 @@ static uint32_t intern(void *item, size_t size, uint64_t hash, void **items, siz
     return (uint32_t)(*count)++;
 }
 
-/* Copies `len` bytes of a class path into buf[], leaving out the
- * ":0x0000..." of anonymous modules ("#<Module:0x...>::Foo" becomes
- * "#<Module>::Foo"). */
-static void copy_path(const char *path, long len, char *buf, size_t size)
-{
-    size_t n = 0;
-    for (long i = 0; i < len && n + 1 < size; i++) {
-        if (path[i] == ':' && i + 2 < len && path[i + 1] == '0' && path[i + 2] == 'x') {
-            for (i += 3; i < len && isxdigit((unsigned char)path[i]); i++)
-                ;
-            i--;
-            continue;
-        }
-        buf[n++] = path[i];
-    }
-    buf[n] = '\0';
-}
-
 static bool path_of(VALUE klass, char *buf, size_t size)
 {
     VALUE path = rb_mod_name(klass);
     if (!RB_TYPE_P(path, T_STRING))
         return false;
-    copy_path(RSTRING_PTR(path), RSTRING_LEN(path), buf, size);
+    rp_name_without_addresses(RSTRING_PTR(path), (size_t)RSTRING_LEN(path), buf, size);
     return true;
 }
 

@@ -10,7 +10,8 @@
  * - RESUMED runs with the GVL on the resumed thread: it may capture the
  *   stack and append to the sample buffer.
  * - GC events run inside GC with the GVL (all Ractors stopped): vDSO clock
- *   reads, and now and then one stack capture; no Ruby allocation.
+ *   reads (and the thread's CPU clock, a system call, for cpu mode), and
+ *   now and then one stack capture; no Ruby allocation.
  * Threads of other Ractors run with their own GVL: only their time is
  * kept (ractors.h), told apart by the current Ractor's main thread.
  */
@@ -36,11 +37,15 @@ static rb_event_flag_t gvl_events; /* what gvl_hook is installed for */
 static bool gc_hooked;
 static VALUE main_thread = Qnil;
 
-/* One GC at a time (GVL held): the part of the span not yet counted. */
+/* One GC at a time (GVL held): the part of the span not yet counted, on
+ * the monotonic clock and — for cpu-mode recordings, whose every weight is
+ * CPU time — on the GC'ing thread's CPU clock. */
 static struct {
     gc_phase phase;
-    bool in_gc;            /* between GC_ENTER and GC_EXIT */
+    bool in_gc;          /* between GC_ENTER and GC_EXIT */
+    bool has_cpu;        /* segment_cpu was read (a cpu-mode recording accepts) */
     int64_t segment_start; /* CLOCK_MONOTONIC */
+    int64_t segment_cpu;   /* the thread's CPU clock (thread_cpu.h) */
 } gc;
 
 static bool in_main_ractor(void)
@@ -200,21 +205,58 @@ static void on_thread_event(rb_event_flag_t event, const rb_internal_thread_even
 
 /* --- GC ------------------------------------------------------------------ */
 
+static bool any_cpu_mode_accepting(void)
+{
+    for (int i = 0; i < RP_RECORDINGS; i++) {
+        const rp_recording *r = rp_recording_get((rp_rec_id)i);
+        if (atomic_load_explicit(&r->accepting, memory_order_relaxed) && r->cfg.mode == RP_MODE_CPU)
+            return true;
+    }
+    return false;
+}
+
+/* GC_ENTER: a segment starts. The thread's CPU clock is a system call,
+ * read only when a cpu-mode recording needs it: on a busy machine a GC's
+ * wall time can be several times the CPU it used. */
+static void open_gc_segment(void)
+{
+    gc.segment_start = rp_monotonic_ns();
+    gc.has_cpu = false;
+    if (!any_cpu_mode_accepting())
+        return;
+    rp_thread *t = rp_sampler_current_thread();
+    if (t) {
+        gc.segment_cpu = rp_thread_cpu_now(&t->cpu);
+        gc.has_cpu = true;
+    }
+}
+
 /* Adds the GC time since the segment started to the thread's pending GC
- * time of every accepting recording, and keeps its next regular sample
- * from counting it again (GC runs on the thread, so its wall time stands
- * for its CPU time too). */
+ * time of every accepting recording — CPU time for cpu mode, wall time
+ * for wall mode — and keeps its next regular sample from counting it
+ * again. A request's GC time (spans.h) is wall time, as its others are. */
 static void close_gc_segment(rp_vm_state state)
 {
     int64_t now = rp_monotonic_ns();
-    int64_t span = now - gc.segment_start;
+    int64_t wall_span = now - gc.segment_start;
     gc.segment_start = now;
     rp_thread *t = rp_sampler_current_thread();
-    if (!t || span <= 0)
+    if (!t)
         return;
-    t->acct_gc_ns += span;
+    int64_t cpu_span = wall_span;
+    if (gc.has_cpu) {
+        int64_t cpu_now = rp_thread_cpu_now(&t->cpu);
+        cpu_span = cpu_now - gc.segment_cpu;
+        gc.segment_cpu = cpu_now;
+    }
+    if (wall_span > 0)
+        t->acct_gc_ns += wall_span;
     for (int i = 0; i < RP_RECORDINGS; i++) {
-        if (!atomic_load_explicit(&rp_recording_get((rp_rec_id)i)->accepting, memory_order_relaxed))
+        const rp_recording *r = rp_recording_get((rp_rec_id)i);
+        if (!atomic_load_explicit(&r->accepting, memory_order_relaxed))
+            continue;
+        int64_t span = r->cfg.mode == RP_MODE_CPU ? cpu_span : wall_span;
+        if (span <= 0)
             continue;
         rp_thread_clock *c = rp_sampler_clock(t, (rp_rec_id)i);
         if (state == RP_VM_GC_MARK)
@@ -262,7 +304,7 @@ static void on_gc_event(rb_event_flag_t event, VALUE data, VALUE self, ID mid, V
     switch (event) {
     case RUBY_INTERNAL_EVENT_GC_ENTER:
         gc.in_gc = true;
-        gc.segment_start = rp_monotonic_ns();
+        open_gc_segment();
         break;
     case RUBY_INTERNAL_EVENT_GC_START:
         gc.phase = GC_MARKING;

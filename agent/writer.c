@@ -32,6 +32,7 @@
 #include "ractors.h"
 #include "ruby_api.h"
 #include "../common/hash.h"
+#include "../common/anon_names.h"
 #include "../common/idxset.h"
 #include "../common/vec.h"
 
@@ -40,6 +41,17 @@ static uint32_t intern_value(rp_profile *p, VALUE str, const char *fallback)
     if (!RB_TYPE_P(str, T_STRING))
         return rp_profile_cstring(p, fallback);
     return rp_profile_string(p, RSTRING_PTR(str), (size_t)RSTRING_LEN(str));
+}
+
+/* A method's label, the same in every run: a singleton method of an
+ * object is "#<Array>.resolve", not "#<Array:0x00007f...>.resolve". */
+static uint32_t intern_label(rp_profile *p, VALUE str)
+{
+    if (!RB_TYPE_P(str, T_STRING) || !rp_name_has_address(RSTRING_PTR(str), (size_t)RSTRING_LEN(str)))
+        return intern_value(p, str, "");
+    char buf[1024];
+    size_t n = rp_name_without_addresses(RSTRING_PTR(str), (size_t)RSTRING_LEN(str), buf, sizeof(buf));
+    return rp_profile_string(p, buf, n);
 }
 
 /* The first line of a Ruby method or block, 0 for C methods. */
@@ -59,7 +71,7 @@ static uint32_t resolve_frame(rp_profile *p, const rp_aggregate *agg, size_t i)
         return rp_profile_frame(p, rp_profile_cstring(p, ""),
                                 rp_profile_cstring(p, RP_CAPPED_FRAME_NAME));
     uint32_t path = intern_value(p, rb_profile_frame_path(frame), RP_C_METHOD_PATH);
-    uint32_t label = intern_value(p, rb_profile_frame_full_label(frame), "");
+    uint32_t label = intern_label(p, rb_profile_frame_full_label(frame));
     uint32_t line = agg->lines[i];
     return rp_profile_line_frame(p, path, label, line, line ? first_line_of(frame) : 0);
 }

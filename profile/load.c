@@ -285,6 +285,22 @@ struct held {
     const char *path;
 };
 
+/* The objects a part (RPERF_INTERVAL) retained are those alive when it
+ * was written: of a process recorded in parts only its last part's count,
+ * so each process's are held here, the latest part's, and added once
+ * every file is read. */
+#define RETAINED_MEASURES 2
+static const rp_measure retained_measures[RETAINED_MEASURES] = {RP_MEASURE_RETAINED_OBJECTS,
+                                                                RP_MEASURE_RETAINED_BYTES};
+
+struct part_retained {
+    int64_t pid, end_ns;
+    rp_sample *samples[RETAINED_MEASURES];
+    size_t counts[RETAINED_MEASURES];
+    bool slotted;
+    char slot[24];
+};
+
 struct loader {
     const rp_load_spec *spec;
     rp_profile *merged;
@@ -294,7 +310,76 @@ struct loader {
     int64_t newest_end_ns;
     struct held *held;
     size_t held_count, held_cap;
+    struct part_retained *retained; /* one per process recorded in parts */
+    size_t retained_count, retained_cap;
 };
+
+static void free_part_retained(struct part_retained *r)
+{
+    for (int k = 0; k < RETAINED_MEASURES; k++)
+        free(r->samples[k]);
+}
+
+static struct part_retained *retained_of(struct loader *l, int64_t pid)
+{
+    for (size_t i = 0; i < l->retained_count; i++)
+        if (l->retained[i].pid == pid)
+            return &l->retained[i];
+    if (RP_VEC_RESERVE(l->retained, l->retained_cap, l->retained_count + 1) != 0)
+        return NULL;
+    struct part_retained *r = &l->retained[l->retained_count++];
+    *r = (struct part_retained){.pid = pid, .end_ns = INT64_MIN};
+    return r;
+}
+
+/* Takes a part's retained samples out of `file`: kept when it is the
+ * latest part of its process so far (with its time slot, when slotted),
+ * dropped otherwise. Returns 0, or -1 when out of memory. */
+static int hold_part_retained(struct loader *l, rp_merge_pending *file, const char *slot)
+{
+    struct part_retained *r = retained_of(l, file->meta.pid);
+    if (!r)
+        return -1;
+    int64_t end = file->meta.start_time_ns + file->meta.duration_ns;
+    bool later = end >= r->end_ns;
+    if (later) {
+        free_part_retained(r);
+        r->end_ns = end;
+        r->slotted = slot != NULL;
+        snprintf(r->slot, sizeof(r->slot), "%s", slot ? slot : "");
+    }
+    for (int k = 0; k < RETAINED_MEASURES; k++) {
+        rp_measure m = retained_measures[k];
+        if (later) {
+            r->samples[k] = file->samples[m];
+            r->counts[k] = file->counts[m];
+        } else {
+            free(file->samples[m]);
+        }
+        file->samples[m] = NULL;
+        file->counts[m] = 0;
+    }
+    return 0;
+}
+
+/* Once every file is read: each process's last retained samples. */
+static void add_part_retained(struct loader *l)
+{
+    char err[RP_MERGE_ERROR_MAX];
+    for (size_t i = 0; i < l->retained_count; i++) {
+        struct part_retained *r = &l->retained[i];
+        for (int k = 0; k < RETAINED_MEASURES && !l->broken; k++)
+            if (rp_merge_add_measure(l->merged, retained_measures[k], r->samples[k], r->counts[k],
+                                     r->slotted ? RP_SLOT_LABEL : NULL, r->slot, err) != 0) {
+                rp_error("%s", err);
+                l->broken = true;
+            }
+        free_part_retained(r);
+    }
+    free(l->retained);
+    l->retained = NULL;
+    l->retained_count = l->retained_cap = 0;
+}
 
 static void say_broken(struct loader *l, const char *path, const char *err)
 {
@@ -304,7 +389,7 @@ static void say_broken(struct loader *l, const char *path, const char *err)
 
 /* Adds a prepared file to the merged profile (with its time slot when
  * asked for). */
-static void commit(struct loader *l, const rp_merge_pending *file, const char *path)
+static void commit(struct loader *l, rp_merge_pending *file, const char *path)
 {
     rp_load_facts *f = &l->merged->load;
     char err[RP_MERGE_ERROR_MAX], slot[24];
@@ -319,6 +404,8 @@ static void commit(struct loader *l, const rp_merge_pending *file, const char *p
         f->has_parts = f->has_parts || file->meta.part > 0;
         key = RP_SLOT_LABEL;
     }
+    if (file->meta.part > 0 && hold_part_retained(l, file, key ? slot : NULL) != 0)
+        return say_broken(l, path, "out of memory");
     if (rp_merge_commit(l->merged, file, l->committed, key, slot, err) != 0)
         return say_broken(l, path, err);
     l->committed++;
@@ -456,6 +543,7 @@ int rp_load_paths(char *const *paths, int count, const rp_load_spec *spec, rp_pr
         failed = true;
     if (l.waiting)
         commit_held(&l);
+    add_part_retained(&l);
     free_inputs(&in);
     if (l.committed == 0 && !failed && !l.broken)
         say_nothing_loaded(&merged->load);

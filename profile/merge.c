@@ -210,6 +210,24 @@ void rp_merge_pending_free(rp_merge_pending *pending)
     *pending = (rp_merge_pending){.meta.command = NULL};
 }
 
+static int64_t file_end(const rp_meta *m)
+{
+    return m->start_time_ns + m->duration_ns;
+}
+
+/* The process-level counters of a file that ends at `end_ns`: GC, OS,
+ * YJIT. */
+static void take_counters(rp_meta *dst, const rp_meta *src, int64_t end_ns)
+{
+    dst->has_gc = src->has_gc;
+    dst->gc = src->gc;
+    dst->has_os = src->has_os;
+    dst->os = src->os;
+    dst->has_yjit = src->has_yjit;
+    dst->yjit_ratio = src->yjit_ratio;
+    dst->counters_end_ns = end_ns;
+}
+
 /* Copies the facts that describe one process (the root's). */
 static int take_process_facts(rp_meta *dst, const rp_meta *src)
 {
@@ -228,23 +246,46 @@ static int take_process_facts(rp_meta *dst, const rp_meta *src)
     dst->detected_thread_count = src->detected_thread_count;
     dst->rperf_version = src->rperf_version;
     dst->ruby_version = src->ruby_version;
-    dst->has_gc = src->has_gc;
-    dst->gc = src->gc;
-    dst->has_os = src->has_os;
-    dst->os = src->os;
-    dst->has_yjit = src->has_yjit;
-    dst->yjit_ratio = src->yjit_ratio;
+    take_counters(dst, src, file_end(src));
     return 0;
+}
+
+/* Whether `src` is a part (RPERF_INTERVAL) of the process whose facts
+ * `dst` carries: its counters belong to the same run. */
+static bool is_part_of_root(const rp_meta *dst, const rp_meta *src)
+{
+    return src->part > 0 && src->pid == dst->pid;
+}
+
+/* Counters of another part of the root process, ending at `end_ns`: they
+ * only grow, so those of the part that ends last are the whole run's; peak
+ * memory is the highest any part saw. */
+static void take_later_counters(rp_meta *dst, const rp_meta *src, int64_t end_ns)
+{
+    int64_t peak = dst->os.maxrss_kb > src->os.maxrss_kb ? dst->os.maxrss_kb : src->os.maxrss_kb;
+    if (end_ns > dst->counters_end_ns)
+        take_counters(dst, src, end_ns);
+    dst->os.maxrss_kb = peak;
 }
 
 static int merge_meta(rp_meta *dst, const rp_meta *src, size_t merged_before)
 {
     bool src_is_root = merged_before == 0 || src->start_time_ns < dst->start_time_ns;
-    int64_t end = src->start_time_ns + src->duration_ns;
-    if (merged_before > 0 && dst->start_time_ns + dst->duration_ns > end)
-        end = dst->start_time_ns + dst->duration_ns;
-    if (src_is_root && take_process_facts(dst, src) != 0)
-        return -1;
+    int64_t end = file_end(src);
+    if (merged_before > 0 && file_end(dst) > end)
+        end = file_end(dst);
+    if (src_is_root) {
+        /* An earlier part of the root read after a later one: the later
+         * part's counters stay. */
+        rp_meta later = *dst;
+        bool keep_later = merged_before > 0 && is_part_of_root(&later, src);
+        if (take_process_facts(dst, src) != 0)
+            return -1;
+        if (keep_later)
+            take_later_counters(dst, &later, later.counters_end_ns);
+    } else if (is_part_of_root(dst, src)) {
+        take_later_counters(dst, src, file_end(src));
+    }
     if (merged_before == 0) {
         dst->process_count = 0;
         dst->duration_ns = 0;
@@ -346,6 +387,20 @@ int rp_merge_commit(rp_profile *dst, const rp_merge_pending *pending, size_t mer
         snprintf(err, RP_MERGE_ERROR_MAX, "out of memory");
         rc = -1;
     }
+    free(l.made);
+    free(l.pairs);
+    return rc;
+}
+
+int rp_merge_add_measure(rp_profile *dst, rp_measure m, const rp_sample *samples, size_t count,
+                         const char *key, const char *value, char err[RP_MERGE_ERROR_MAX])
+{
+    labeller l;
+    int rc = -1;
+    if (labeller_init(&l, dst, key, value) != 0)
+        snprintf(err, RP_MERGE_ERROR_MAX, "out of memory");
+    else
+        rc = add_table(rp_profile_table(dst, m), samples, count, &l, err);
     free(l.made);
     free(l.pairs);
     return rc;

@@ -4,7 +4,8 @@
  * Owns: re-interning one process's strings, frames, stacks and label sets
  * into the session profile, summing counters, keeping the longest
  * duration, and choosing whose process facts (command, GC, OS) the merged
- * profile carries: the root's, i.e. the process that started first.
+ * profile carries: the root's, i.e. the process that started first — its
+ * counters from its part that ends last, when it was recorded in parts.
  *
  * A merge has two steps. Preparing interns the tables of `src` into `dst`
  * and keeps its samples and facts, now in dst's ids, apart; committing
@@ -42,6 +43,13 @@ int rp_merge_prepare(rp_profile *dst, const rp_profile *src, bool keep_lines,
  * message in err (dst may then hold part of it and should be discarded). */
 int rp_merge_commit(rp_profile *dst, const rp_merge_pending *pending, size_t merged_before,
                     const char *key, const char *value, char err[RP_MERGE_ERROR_MAX]);
+
+/* Adds `count` samples of measure `m` (in dst's ids, as a pending's) to
+ * `dst` and nothing else, labelled key=value as rp_merge_commit does: what
+ * a commit left out, once it is known to be wanted. Returns 0, or -1 with
+ * a message in err. */
+int rp_merge_add_measure(rp_profile *dst, rp_measure m, const rp_sample *samples, size_t count,
+                         const char *key, const char *value, char err[RP_MERGE_ERROR_MAX]);
 
 void rp_merge_pending_free(rp_merge_pending *pending);
 

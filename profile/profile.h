@@ -100,6 +100,10 @@ typedef struct rp_meta {
     rp_gc_stats gc;
     rp_os_stats os;
     double yjit_ratio;
+    /* Not in the file: when merging, the end of the file whose gc and os
+     * counters (and YJIT ratio) these are — the latest part of the root
+     * process (merge.c). */
+    int64_t counters_end_ns;
 } rp_meta;
 
 /* A file's stretch of time, when loading keeps them apart (the viewer's

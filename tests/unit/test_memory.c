@@ -11,11 +11,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../profile/encode/pprof.h"
 #include "../../profile/encode/report.h"
 #include "../../profile/filter.h"
+#include "../../profile/load.h"
 #include "../../profile/merge.h"
 #include "../../profile/profile_read.h"
 #include "../../profile/profile_write.h"
@@ -208,6 +210,82 @@ static void test_pprof_round_trip(void **state)
     rp_profile_free(&r);
 }
 
+/* Part `n` (1..3) of process 42, which ran from 1 s for 3 s: 100 objects
+ * allocated a part; 10 * n strings alive when the part was written; its
+ * counters as the process had them then, peak memory highest in part 2. */
+static void write_part(const char *name, int n)
+{
+    rp_profile p;
+    build(&p);
+    rp_sample_table_free(rp_profile_table(&p, RP_MEASURE_RETAINED_OBJECTS));
+    rp_sample_table_free(rp_profile_table(&p, RP_MEASURE_RETAINED_BYTES));
+    rp_sample_table_init(rp_profile_table(&p, RP_MEASURE_RETAINED_OBJECTS), true);
+    rp_sample_table_init(rp_profile_table(&p, RP_MEASURE_RETAINED_BYTES), true);
+    uint32_t string = label_set1(&p, RP_LABEL_CLASS, "String");
+    add_measure_sample(&p, RP_MEASURE_RETAINED_OBJECTS, 10 * n, 1, string, "a.rb|Object#keep", "a.rb|<main>", NULL);
+    add_measure_sample(&p, RP_MEASURE_RETAINED_BYTES, 400 * n, 1, string, "a.rb|Object#keep", "a.rb|<main>", NULL);
+    p.meta.pid = 42;
+    p.meta.part = n;
+    p.meta.process_count = 1;
+    p.meta.start_time_ns = n * 1000000000LL;
+    p.meta.duration_ns = 1000000000LL;
+    p.meta.has_gc = p.meta.has_os = true;
+    p.meta.gc = (rp_gc_stats){.count = 10 * n, .minor_count = 9 * n, .major_count = n,
+                              .time_ns = 5000000 * n, .allocated_objects = 1000 * n,
+                              .freed_objects = 900 * n};
+    p.meta.os = (rp_os_stats){.maxrss_kb = n == 2 ? 9000 : 5000 + n, .page_faults_minor = 100 * n,
+                              .ctx_voluntary = 7 * n};
+    assert_int_equal(rp_profile_write_file(&p, tmp_path(name), RP_GZIP_FAST), 0);
+    rp_profile_free(&p);
+}
+
+static void expect_whole_run(const rp_profile *m)
+{
+    const rp_meta *meta = &m->meta;
+    assert_int_equal(meta->process_count, 1);
+    assert_int_equal(meta->gc.count, 30);
+    assert_int_equal(meta->gc.minor_count, 27);
+    assert_int_equal(meta->gc.time_ns, 15000000);
+    assert_int_equal(meta->gc.allocated_objects, 3000);
+    assert_int_equal(meta->gc.freed_objects, 2700);
+    assert_int_equal(meta->os.maxrss_kb, 9000);
+    assert_int_equal(meta->os.page_faults_minor, 300);
+    assert_int_equal(meta->os.ctx_voluntary, 21);
+    assert_int_equal(meta->start_time_ns, 1000000000LL);
+    assert_int_equal(meta->duration_ns, 3000000000LL);
+    assert_int_equal(rp_sample_table_total(rp_profile_table_const(m, RP_MEASURE_ALLOC_OBJECTS)), 3 * 400);
+    assert_int_equal(rp_sample_table_total(rp_profile_table_const(m, RP_MEASURE_RETAINED_OBJECTS)), 30);
+    assert_int_equal(rp_sample_table_total(rp_profile_table_const(m, RP_MEASURE_RETAINED_BYTES)), 1200);
+}
+
+/* A process recorded in parts (RPERF_INTERVAL) is one run: its counters
+ * those of its last part, its peak memory the highest, its retained
+ * objects those alive at the end — whatever order the files come in. */
+static void test_parts_are_one_run(void **state)
+{
+    (void)state;
+    static const char *const orders[][3] = {
+        {"parts/p1.json.gz", "parts/p2.json.gz", "parts/p3.json.gz"},
+        {"parts/p3.json.gz", "parts/p1.json.gz", "parts/p2.json.gz"},
+        {"parts/p2.json.gz", "parts/p3.json.gz", "parts/p1.json.gz"},
+    };
+    char dir[256];
+    snprintf(dir, sizeof(dir), "%s", tmp_path("parts"));
+    assert_int_equal(mkdir(dir, 0700), 0);
+    for (size_t o = 0; o < sizeof(orders) / sizeof(orders[0]); o++) {
+        for (int n = 1; n <= 3; n++)
+            write_part(orders[o][n - 1], n);
+        for (int slots = 0; slots < 2; slots++) {
+            rp_profile m;
+            rp_load_spec spec = {.keep_lines = true, .time_slots = slots};
+            char *path = dir;
+            assert_int_equal(rp_load_paths(&path, 1, &spec, &m), 0);
+            expect_whole_run(&m);
+            rp_profile_free(&m);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -218,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_selection_swaps_and_back),
         cmocka_unit_test(test_measure_names),
         cmocka_unit_test(test_report_of_a_memory_measure),
+        cmocka_unit_test(test_parts_are_one_run),
         cmocka_unit_test(test_pprof_round_trip),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
