@@ -19,7 +19,7 @@ done
 grep -q '0x' names1.txt && fail "names with addresses: $(grep '0x' names1.txt | tr '\n' ' ')"
 grep -qx '#<Array>.crunch' names1.txt || fail "no '#<Array>.crunch' among: $(tr '\n' ' ' <names1.txt)"
 grep -q '^#<Class>#spin$' names1.txt || fail "no '#<Class>#spin' among: $(tr '\n' ' ' <names1.txt)"
-grep -F '#<' names1.txt >anon1.txt
-grep -F '#<' names2.txt >anon2.txt
+grep -E 'crunch|spin' names1.txt >anon1.txt
+grep -E 'crunch|spin' names2.txt >anon2.txt
 cmp -s anon1.txt anon2.txt || fail "two runs name the anonymous receivers differently: $(diff anon1.txt anon2.txt | tr '\n' ' ')"
 note "the same in both runs: $(tr '\n' ' ' <anon1.txt)"
