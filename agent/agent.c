@@ -40,6 +40,7 @@
 #include "../common/clock.h"
 #include "agent.h"
 #include "aggregator.h"
+#include "frame_capture.h"
 #include "allocations.h"
 #include "spans.h"
 #include "config.h"
@@ -225,7 +226,8 @@ static void start_agent(void)
         rp_log("this Ruby's thread structures are not the ones rperf knows (Ruby 3.4's); "
                "a thread that starts running while another thread is starting may go "
                "unsampled until its first GVL switch");
-    if (rp_sample_buf_init(cfg.lines) != 0 || rp_aggregator_init() != 0 || rp_labels_init() != 0 ||
+    rp_frame_capture_init();
+    if (rp_sample_buf_init(cfg.lines) != 0 || rp_labels_init() != 0 ||
         rp_allocs_init(cfg.alloc_follow, cfg.lines) != 0) {
         rp_log("cannot profile: out of memory");
         return;

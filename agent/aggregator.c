@@ -2,10 +2,9 @@
  * agent/aggregator.c — folding samples into tables. See aggregator.h.
  *
  * Context: rp_aggregator_fold runs on the worker thread without the GVL and
- * must not call Ruby. mark_tables runs inside Ruby's GC (GVL held) and
- * takes `lock`, which fold holds for one buffer at a time, so the GC waits
- * at most one fold; the worker never waits for the GVL, so this cannot
- * deadlock.
+ * must not call Ruby; it holds `lock` for one buffer at a time. The GVL
+ * side takes `lock` to begin, clear, hold and release the tables; the
+ * worker never waits for the GVL, so this cannot deadlock.
  */
 #include "aggregator.h"
 
@@ -16,6 +15,7 @@
 #include "../common/hash.h"
 #include "../common/idxset.h"
 #include "../common/vec.h"
+#include "frame_capture.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t released = PTHREAD_COND_INITIALIZER;
@@ -27,6 +27,7 @@ typedef struct table_set {
     size_t frames_cap, lines_cap;
     rp_idxset frame_index;
     size_t stack_cap;
+    uint32_t capped_name; /* the capped stack's frame name, made with the GVL */
 } table_set;
 
 static table_set sets[RP_RECORDINGS];
@@ -35,30 +36,9 @@ static table_set sets[RP_RECORDINGS];
  * outlive a part (only the samples are cleared), as the objects followed
  * since earlier parts refer to their stacks. */
 static table_set alloc_sets[RP_RECORDINGS];
-static VALUE mark_object = Qnil;
-
-/* GC mark function — GVL held, inside GC: mark, nothing else. */
-static void mark_tables(void *unused)
-{
-    (void)unused;
-    pthread_mutex_lock(&lock);
-    rp_sample_buf_mark();
-    for (int r = 0; r < RP_RECORDINGS; r++) {
-        for (size_t i = 0; i < sets[r].t.frame_count; i++)
-            rb_gc_mark(sets[r].t.frames[i]); /* rb_gc_mark pins: frame VALUEs never move */
-        for (size_t i = 0; i < alloc_sets[r].t.frame_count; i++)
-            rb_gc_mark(alloc_sets[r].t.frames[i]);
-    }
-    pthread_mutex_unlock(&lock);
-}
-
-static const rb_data_type_t mark_type = {
-    .wrap_struct_name = "rperf_agent_tables",
-    .function = {.dmark = mark_tables},
-};
 
 /* `lock` held: empty tables of the given kind. */
-static void reset_set(table_set *ts, bool aggregate, size_t max_stacks)
+static void reset_set(table_set *ts, bool aggregate, size_t max_stacks, uint32_t capped_name)
 {
     free(ts->t.frames);
     free(ts->t.lines);
@@ -67,18 +47,10 @@ static void reset_set(table_set *ts, bool aggregate, size_t max_stacks)
     rp_sample_table_free(&ts->t.samples);
     memset(ts, 0, sizeof(*ts));
     ts->stack_cap = max_stacks;
+    ts->capped_name = capped_name;
     rp_idxset_init(&ts->frame_index);
     rp_stack_table_init(&ts->t.stacks);
     rp_sample_table_init(&ts->t.samples, aggregate);
-}
-
-int rp_aggregator_init(void)
-{
-    if (mark_object == Qnil) {
-        mark_object = rb_data_typed_object_wrap(0, sets, &mark_type);
-        rb_gc_register_address(&mark_object);
-    }
-    return 0;
 }
 
 static void fold_locked(rp_sample_buf *buf);
@@ -94,18 +66,19 @@ static void fold_buffered(void)
 
 void rp_aggregator_begin(rp_rec_id id, bool aggregate, size_t max_stacks)
 {
+    uint32_t capped = rp_frame_capture_capped();
     pthread_mutex_lock(&lock);
     /* Samples still buffered for an earlier recording of this id (the
      * last moments of a session, a fork parent's) go before it begins. */
     fold_buffered();
-    reset_set(&sets[id], aggregate, max_stacks);
-    reset_set(&alloc_sets[id], aggregate, max_stacks);
+    reset_set(&sets[id], aggregate, max_stacks, capped);
+    reset_set(&alloc_sets[id], aggregate, max_stacks, capped);
     pthread_mutex_unlock(&lock);
 }
 
 struct frame_key {
     const rp_aggregate *tables;
-    VALUE value;
+    uint32_t value;
     uint32_t line;
 };
 
@@ -123,18 +96,18 @@ static int reserve_frame(table_set *ts)
                : 0;
 }
 
-static uint64_t frame_hash(VALUE v, uint32_t line)
+static uint64_t frame_hash(uint32_t v, uint32_t line)
 {
     return rp_hash_combine(rp_hash_mix64((uint64_t)v), line);
 }
 
-static uint32_t find_frame(const table_set *ts, VALUE v, uint32_t line)
+static uint32_t find_frame(const table_set *ts, uint32_t v, uint32_t line)
 {
     struct frame_key key = {&ts->t, v, line};
     return rp_idxset_find(&ts->frame_index, frame_hash(v, line), frame_equals, &key);
 }
 
-static uint32_t frame_id(table_set *ts, VALUE v, uint32_t line)
+static uint32_t frame_id(table_set *ts, uint32_t v, uint32_t line)
 {
     uint32_t id = find_frame(ts, v, line);
     if (id != RP_IDX_NONE)
@@ -150,11 +123,11 @@ static uint32_t frame_id(table_set *ts, VALUE v, uint32_t line)
     return id;
 }
 
-/* A captured stack: frame VALUEs leaf first, and their lines (NULL when
+/* A captured stack: frame names leaf first, and their lines (NULL when
  * lines are not recorded; 0 or less where Ruby gives none: C methods, a
  * JIT frame's top). */
 typedef struct captured_stack {
-    const VALUE *frames;
+    const uint32_t *frames;
     const int *lines;
     uint32_t depth;
 } captured_stack;
@@ -166,7 +139,7 @@ static uint32_t line_of(const captured_stack *c, uint32_t d)
 
 static uint32_t capped_stack(table_set *ts, int64_t weight)
 {
-    uint32_t frame = frame_id(ts, RP_CAPPED_FRAME, 0);
+    uint32_t frame = ts->capped_name == RP_IDX_NONE ? RP_IDX_NONE : frame_id(ts, ts->capped_name, 0);
     ts->t.capped++;
     rp_add_saturating(&ts->t.capped_weight, weight);
     return frame == RP_IDX_NONE ? RP_IDX_NONE : rp_stack_table_intern(&ts->t.stacks, &frame, 1);
@@ -211,7 +184,7 @@ static void fold_locked(rp_sample_buf *buf)
         if (!fold_sample(ts, buf, s))
             ts->t.dropped++;
     }
-    /* Emptied under the lock: the GC mark function reads frame_count. */
+    /* Emptied under the lock: rp_aggregator_hold may fold it too. */
     buf->count = 0;
     buf->frame_count = 0;
 }
@@ -251,7 +224,7 @@ const rp_aggregate *rp_aggregator_alloc_tables(rp_rec_id id)
     return &alloc_sets[id].t;
 }
 
-uint32_t rp_aggregator_add_allocation(rp_rec_id id, const VALUE *frames, const int *lines, uint32_t depth,
+uint32_t rp_aggregator_add_allocation(rp_rec_id id, const uint32_t *frames, const int *lines, uint32_t depth,
                                       uint32_t thread_seq, uint32_t key, int64_t weight)
 {
     table_set *ts = &alloc_sets[id];
@@ -268,7 +241,7 @@ uint32_t rp_aggregator_add_allocation(rp_rec_id id, const VALUE *frames, const i
 void rp_aggregator_clear(rp_rec_id id)
 {
     pthread_mutex_lock(&lock);
-    reset_set(&sets[id], sets[id].t.samples.aggregate, sets[id].stack_cap);
+    reset_set(&sets[id], sets[id].t.samples.aggregate, sets[id].stack_cap, sets[id].capped_name);
     /* the allocation samples of the part are gone; their stacks stay */
     rp_sample_table_free(&alloc_sets[id].t.samples);
     rp_sample_table_init(&alloc_sets[id].t.samples, sets[id].t.samples.aggregate);

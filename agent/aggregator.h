@@ -2,11 +2,11 @@
  * agent/aggregator.h — the agent's frame, stack and sample tables.
  *
  * Owns: folding captured samples into compact tables, one set per
- * recording (recording.h): (frame VALUE, line) → frame id, interned stacks
+ * recording (recording.h): (frame name, line) → frame id, interned stacks
  * of frame ids, and (stack, thread, VM state) → summed weight (or one
- * entry per sample in raw mode). Folding runs on the worker
- * thread without the GVL; the tables' VALUEs are kept alive and pinned by
- * a GC mark function, which takes the same lock as folding.
+ * entry per sample in raw mode). Folding runs on the worker thread
+ * without the GVL. The tables hold frame names (frame_names.h), no Ruby
+ * object: nothing of the program is kept alive by them.
  */
 #ifndef RPERF_AGENT_AGGREGATOR_H
 #define RPERF_AGENT_AGGREGATOR_H
@@ -21,7 +21,7 @@
 #include "sample_buf.h"
 
 typedef struct rp_aggregate {
-    VALUE *frames;     /* frame id → frame VALUE */
+    uint32_t *frames;  /* frame id → frame name id (frame_names.h) */
     uint32_t *lines;   /* frame id → line (0: lines not recorded) */
     size_t frame_count;
     rp_stack_table stacks;
@@ -31,10 +31,9 @@ typedef struct rp_aggregate {
     int64_t capped_weight;
 } rp_aggregate;
 
-/* The frame of the stack that samples get once the table holds the
- * configured number of distinct stacks (RPERF_MAX_STACKS): its VALUE, and
- * the name the writer gives it. */
-#define RP_CAPPED_FRAME Qnil
+/* The stack that samples get once the table holds the configured number
+ * of distinct stacks (RPERF_MAX_STACKS) is one frame of
+ * rp_frame_capture_capped()'s name, this label. */
 #define RP_CAPPED_FRAME_NAME "[truncated: too many stacks]"
 
 /* What a table entry's label_set field holds: the thread's label set
@@ -50,14 +49,10 @@ static inline void rp_sample_key_split(uint32_t key, uint32_t *label_set, rp_vm_
     *state = (rp_vm_state)(key % RP_VM_STATE_COUNT);
 }
 
-/* Main thread at start (GVL held): registers the GC mark object. Returns
- * 0 or -1. */
-int rp_aggregator_init(void);
-
 /* GVL held, as recording `id` opens (no sample of it buffered): its tables
  * empty, aggregating or raw. Beyond `max_stacks` distinct stacks, a sample
- * whose stack is new goes to one stack of RP_CAPPED_FRAME under its own
- * thread and labels, and no new frame is kept (and so pinned) either:
+ * whose stack is new goes to the capped stack under its own thread and
+ * labels, and no new frame is kept either:
  * memory stops growing while every sample still counts. */
 void rp_aggregator_begin(rp_rec_id id, bool aggregate, size_t max_stacks);
 
@@ -71,11 +66,9 @@ const rp_aggregate *rp_aggregator_tables(rp_rec_id id);
 
 /* GVL held, while the worker runs (Rperf.snapshot, start, stop): folds
  * everything buffered so far and keeps the worker from folding until
- * rp_aggregator_release, so the tables can be read — and Ruby called, to
- * resolve frames: Ruby's GC marks the tables meanwhile, which does not
- * wait for the hold. The worker, the only one to wait, never needs the
- * GVL, so this cannot deadlock; nothing between the two calls may raise
- * or release the GVL. */
+ * rp_aggregator_release, so the tables can be read. The worker, the only
+ * one to wait, never needs the GVL, so this cannot deadlock; nothing
+ * between the two calls may raise or release the GVL. */
 void rp_aggregator_hold(void);
 void rp_aggregator_release(void);
 
@@ -84,7 +77,7 @@ void rp_aggregator_release(void);
  * GVL holder touches: `frames` (and `lines`, or NULL) leaf first, `key`
  * allocations.c's (labels and class). Returns its stack id, or
  * RP_IDX_NONE when out of memory (counted as dropped). No Ruby call. */
-uint32_t rp_aggregator_add_allocation(rp_rec_id id, const VALUE *frames, const int *lines, uint32_t depth,
+uint32_t rp_aggregator_add_allocation(rp_rec_id id, const uint32_t *frames, const int *lines, uint32_t depth,
                                       uint32_t thread_seq, uint32_t key, int64_t weight);
 
 /* GVL held: recording `id`'s allocation tables (frames, stacks and the

@@ -21,6 +21,7 @@
 #include "../common/idxset.h"
 #include "../common/vec.h"
 #include "aggregator.h"
+#include "frame_capture.h"
 #include "sampler.h"
 #include "threads.h"
 #include "labels.h"
@@ -444,7 +445,7 @@ static bool due_recordings(bool due[RP_RECORDINGS])
     return any;
 }
 
-static VALUE stack_frames[RP_STACK_MAX];
+static uint32_t stack_frames[RP_STACK_MAX];
 static int stack_lines[RP_STACK_MAX];
 
 /* NEWOBJ hook (GVL held, inside the allocation, GC disabled). */
@@ -456,7 +457,7 @@ static void on_newobj(VALUE data, rb_trace_arg_t *arg)
         return;
     VALUE obj = rb_tracearg_object(arg);
     rp_thread *t = rp_sampler_current_thread();
-    int depth = rb_profile_frames(0, RP_STACK_MAX, stack_frames, record_lines ? stack_lines : NULL);
+    int depth = rp_frame_capture(0, RP_STACK_MAX, stack_frames, record_lines ? stack_lines : NULL);
     if (!t || depth <= 0)
         return;
     uint32_t key = key_of(t->label_set, obj);

@@ -32,6 +32,13 @@
 #pragma weak rb_profile_frame_path
 #pragma weak rb_profile_frame_full_label
 #pragma weak rb_profile_frame_first_lineno
+#pragma weak rb_profile_frame_label
+#pragma weak rb_profile_frame_base_label
+#pragma weak rb_profile_frame_method_name
+#pragma weak rb_profile_frame_singleton_method_p
+#pragma weak rb_class_attached_object
+#pragma weak rb_gc_latest_gc_info
+#pragma weak rb_during_gc
 #pragma weak rb_thread_current
 #pragma weak rb_thread_main
 #pragma weak rb_fiber_current

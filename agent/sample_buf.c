@@ -21,7 +21,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* How far beyond the writer the worker maps pages in (64 KB of frames,
+#include "frame_capture.h"
+
+/* How far beyond the writer the worker maps pages in (32 KB of frames,
  * 24 KB of samples): at 10 kHz with the deepest stacks, more than the
  * writer fills while a woken worker gets round to it. */
 #define PREFAULT_WINDOW_FRAMES (RP_STACK_MAX * 16)
@@ -122,8 +124,8 @@ rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, uint32_t label_set,
         b = buffers[active];
     }
     /* One frame more than kept, to learn whether the stack was cut. */
-    int depth = rb_profile_frames(0, RP_STACK_MAX + 1, b->frames + b->frame_count,
-                                  b->has_lines ? b->lines + b->frame_count : NULL);
+    int depth = rp_frame_capture(0, RP_STACK_MAX + 1, b->frames + b->frame_count,
+                                 b->has_lines ? b->lines + b->frame_count : NULL);
     if (depth <= 0)
         return RP_CAPTURE_NO_FRAMES;
     rp_capture_result result = RP_CAPTURED;
@@ -151,7 +153,7 @@ rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, uint32_t label_set,
     return result;
 }
 
-rp_capture_result rp_sample_buf_append(uint32_t thread_seq, uint32_t label_set, const VALUE *frames,
+rp_capture_result rp_sample_buf_append(uint32_t thread_seq, uint32_t label_set, const uint32_t *frames,
                                        const int *lines, uint32_t depth, const rp_charge *charge)
 {
     rp_sample_buf *b = buffers[active];
@@ -195,17 +197,6 @@ void rp_sample_buf_return(void)
 rp_sample_buf *rp_sample_buf_active(void)
 {
     return buffers[active];
-}
-
-void rp_sample_buf_mark(void)
-{
-    for (int i = 0; i < 2; i++) {
-        rp_sample_buf *b = buffers[i];
-        if (!b)
-            continue;
-        for (uint32_t f = 0; f < b->frame_count; f++)
-            rb_gc_mark(b->frames[f]);
-    }
 }
 
 void rp_sample_buf_reset(void)

@@ -1,8 +1,8 @@
 /*
  * agent/sample_buf.h — the double buffer between sampling and aggregation.
  *
- * Owns: two fixed-size buffers of captured samples (frame VALUEs + weight,
- * thread, VM state). The postponed job appends to the active one; when it
+ * Owns: two fixed-size buffers of captured samples (frame names —
+ * frame_names.h, no Ruby object — with weight, thread, VM state). The postponed job appends to the active one; when it
  * is half full it is handed to the worker thread, which folds it into the
  * aggregator and hands it back empty. Nothing on the sampling path
  * allocates, locks or makes a syscall besides sem_post at a hand-over, and
@@ -37,7 +37,7 @@ typedef struct rp_sample_buf {
     uint32_t frame_count;
     bool has_lines; /* lines[] is filled alongside frames[] */
     rp_buffered_sample samples[RP_BUF_SAMPLES];
-    VALUE frames[RP_BUF_FRAMES];
+    uint32_t frames[RP_BUF_FRAMES]; /* frame name ids (frame_names.h) */
     int lines[RP_BUF_FRAMES]; /* never touched without has_lines */
 } rp_sample_buf;
 
@@ -74,7 +74,7 @@ rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, uint32_t label_set,
 /* GVL held: records a charge on a stack captured earlier (`frames` and
  * `lines`, or NULL, leaf first; spans.c keeps a request's samples until it
  * ends), as rp_sample_buf_capture would have. */
-rp_capture_result rp_sample_buf_append(uint32_t thread_seq, uint32_t label_set, const VALUE *frames,
+rp_capture_result rp_sample_buf_append(uint32_t thread_seq, uint32_t label_set, const uint32_t *frames,
                                        const int *lines, uint32_t depth, const rp_charge *charge);
 
 /* Worker thread: the buffer handed over for folding, or NULL. Also read
@@ -86,9 +86,6 @@ void rp_sample_buf_return(void);
 
 /* After the worker has stopped (GVL held): the buffer still being filled. */
 rp_sample_buf *rp_sample_buf_active(void);
-
-/* GC mark (GVL held, aggregator lock held): marks every buffered frame. */
-void rp_sample_buf_mark(void);
 
 /* Fork child: forgets everything buffered in the parent. */
 void rp_sample_buf_reset(void);

@@ -13,6 +13,8 @@
 #include "../common/strtab.h"
 #include "../common/vec.h"
 #include "config.h"
+#include "frame_capture.h"
+#include "frame_names.h"
 #include "gvl_gc.h"
 #include "labels.h"
 #include "sample_buf.h"
@@ -59,14 +61,14 @@ struct rp_open_span {
     /* its longest block off the GVL so far, and where: the method it
      * blocked in and its caller, with their lines (marked while open) */
     int64_t longest_block_ns;
-    VALUE block_frames[2];
+    uint32_t block_frames[2]; /* frame names (frame_names.h) */
     int block_lines[2];
     int block_depth;
     size_t name_len;
     char name[RP_SPAN_NAME_MAX];
     span_sample *samples;
     size_t count, cap;
-    VALUE *frames;
+    uint32_t *frames; /* frame names (frame_names.h) */
     int *lines;
     size_t frame_count, frames_cap, lines_cap;
     bool spilled; /* its samples went to the tables as they came */
@@ -237,21 +239,19 @@ static rp_slow_span *keep_slow(span_set *set, size_t index, const rp_slow_span *
 }
 
 /* Where request `o` blocked longest, into `buf`: "Kernel#sleep at
- * app.rb:12" — the method and the line that called it (GVL held: makes
- * Ruby strings). Returns its length, 0 if it never blocked. */
+ * app.rb:12" — the method and the line that called it (GVL held: reads
+ * frame names). Returns its length, 0 if it never blocked. */
 static size_t block_place(const struct rp_open_span *o, char *buf, size_t size)
 {
     if (o->block_depth <= 0)
         return 0;
-    VALUE label = rb_profile_frame_full_label(o->block_frames[0]);
+    rp_named_frame method = rp_frame_names_get(o->block_frames[0]);
     int at = o->block_depth > 1 ? 1 : 0; /* a C method has no line: its caller's */
-    VALUE path = rb_profile_frame_path(o->block_frames[at]);
-    if (!RB_TYPE_P(label, T_STRING))
-        return 0;
-    int n = RB_TYPE_P(path, T_STRING)
-                ? snprintf(buf, size, "%.*s at %.*s:%d", (int)RSTRING_LEN(label), RSTRING_PTR(label),
-                           (int)RSTRING_LEN(path), RSTRING_PTR(path), o->block_lines[at])
-                : snprintf(buf, size, "%.*s", (int)RSTRING_LEN(label), RSTRING_PTR(label));
+    rp_named_frame caller = rp_frame_names_get(o->block_frames[at]);
+    bool has_path = strcmp(caller.path, RP_C_METHOD_PATH) != 0;
+    int n = has_path ? snprintf(buf, size, "%.*s at %.*s:%d", (int)method.label_len, method.label,
+                                (int)caller.path_len, caller.path, o->block_lines[at])
+                     : snprintf(buf, size, "%.*s", (int)method.label_len, method.label);
     return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 }
 
@@ -570,7 +570,7 @@ void rp_spans_blocked(const rp_thread *t, int64_t ns)
     struct rp_open_span *o = spans_belong(ts, t) ? ts->current : NULL;
     if (!o || ns < BLOCK_NAMED_NS || ns <= o->longest_block_ns)
         return;
-    int depth = rb_profile_frames(0, 2, o->block_frames, o->block_lines);
+    int depth = rp_frame_capture(0, 2, o->block_frames, o->block_lines);
     if (depth <= 0)
         return;
     o->block_depth = depth;
@@ -597,8 +597,8 @@ bool rp_spans_capture(const rp_thread *t, const rp_charge *charges, int n)
         spill(t, o);
         return false;
     }
-    int depth = rb_profile_frames(0, RP_STACK_MAX, o->frames + o->frame_count,
-                                  record_lines ? o->lines + o->frame_count : NULL);
+    int depth = rp_frame_capture(0, RP_STACK_MAX, o->frames + o->frame_count,
+                                 record_lines ? o->lines + o->frame_count : NULL);
     if (depth <= 0)
         return false;
     for (int i = 0; i < n; i++)
@@ -637,16 +637,13 @@ void rp_spans_spill_open(void)
     each_open(spill_open);
 }
 
-/* GVL held, inside GC: the frames of the samples open requests keep, and
- * their fibers (so that no new fiber takes an abandoned one's address). */
+/* GVL held, inside GC: the fibers of open requests (so that no new fiber
+ * takes an abandoned one's address). Their samples hold frame names, no
+ * object. */
 static void mark_open(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_span *o)
 {
     (void)t, (void)ts;
     rb_gc_mark(o->fiber);
-    for (int i = 0; i < o->block_depth; i++)
-        rb_gc_mark(o->block_frames[i]);
-    for (size_t i = 0; i < o->frame_count; i++)
-        rb_gc_mark(o->frames[i]);
 }
 
 static void mark_spans(void *unused)

@@ -6,9 +6,8 @@
  *   end of the profile (at_exit end proc, exit!, exec) once the worker has
  *   stopped, or while it runs — a part (RPERF_INTERVAL), Rperf.snapshot,
  *   start, stop — with the tables held (rp_aggregator_hold), so the worker
- *   waits: it may call Ruby to resolve frames (which allocates strings and
- *   may run GC, whose mark function reads the held tables) and allocate
- *   freely, but must not release the GVL.
+ *   waits. Frames are named from the agent's own name store
+ *   (frame_names.h), with no Ruby call; it must not release the GVL.
  * - rp_writer_save calls no Ruby: the worker thread writes parts with it,
  *   a Ruby thread the last profile (and a part the worker had no room
  *   for, possibly while the worker writes another).
@@ -24,6 +23,7 @@
 #include "../profile/profile_write.h"
 #include "../profile/schema.h"
 #include "aggregator.h"
+#include "frame_names.h"
 #include "allocations.h"
 #include "spans.h"
 #include "labels.h"
@@ -32,48 +32,20 @@
 #include "ractors.h"
 #include "ruby_api.h"
 #include "../common/hash.h"
-#include "../common/anon_names.h"
 #include "../common/idxset.h"
 #include "../common/vec.h"
 
-static uint32_t intern_value(rp_profile *p, VALUE str, const char *fallback)
-{
-    if (!RB_TYPE_P(str, T_STRING))
-        return rp_profile_cstring(p, fallback);
-    return rp_profile_string(p, RSTRING_PTR(str), (size_t)RSTRING_LEN(str));
-}
-
-/* A method's label, the same in every run: a singleton method of an
- * object is "#<Array>.resolve", not "#<Array:0x00007f...>.resolve". */
-static uint32_t intern_label(rp_profile *p, VALUE str)
-{
-    if (!RB_TYPE_P(str, T_STRING) || !rp_name_has_address(RSTRING_PTR(str), (size_t)RSTRING_LEN(str)))
-        return intern_value(p, str, "");
-    char buf[1024];
-    size_t n = rp_name_without_addresses(RSTRING_PTR(str), (size_t)RSTRING_LEN(str), buf, sizeof(buf));
-    return rp_profile_string(p, buf, n);
-}
-
-/* The first line of a Ruby method or block, 0 for C methods. */
-static uint32_t first_line_of(VALUE frame)
-{
-    VALUE line = rb_profile_frame_first_lineno(frame);
-    return FIXNUM_P(line) && FIX2LONG(line) > 0
-               ? (uint32_t)FIX2LONG(line)
-               : 0;
-}
-
-/* The profile's frame for the agent's frame `i`. */
+/* The profile's frame for the agent's frame `i`: its name (frame_names.h)
+ * with the line, and the method's first line when lines are recorded. */
 static uint32_t resolve_frame(rp_profile *p, const rp_aggregate *agg, size_t i)
 {
-    VALUE frame = agg->frames[i];
-    if (frame == RP_CAPPED_FRAME)
-        return rp_profile_frame(p, rp_profile_cstring(p, ""),
-                                rp_profile_cstring(p, RP_CAPPED_FRAME_NAME));
-    uint32_t path = intern_value(p, rb_profile_frame_path(frame), RP_C_METHOD_PATH);
-    uint32_t label = intern_label(p, rb_profile_frame_full_label(frame));
+    rp_named_frame name = rp_frame_names_get(agg->frames[i]);
+    uint32_t path = rp_profile_string(p, name.path, name.path_len);
+    uint32_t label = rp_profile_string(p, name.label, name.label_len);
     uint32_t line = agg->lines[i];
-    return rp_profile_line_frame(p, path, label, line, line ? first_line_of(frame) : 0);
+    if (path == RP_IDX_NONE || label == RP_IDX_NONE)
+        return RP_IDX_NONE;
+    return rp_profile_line_frame(p, path, label, line, line ? name.first_line : 0);
 }
 
 /* Frame id of the agent → frame id of the profile. */

@@ -2,7 +2,7 @@
  * Unit tests for agent/sample_buf: capture, truncation, the hand-over to
  * the worker, a full buffer, and prefaulting (pages mapped in ahead of the
  * writer, checked with mincore). The test links without libruby: it defines
- * rb_profile_frames itself, reporting a stack of the depth each test sets.
+ * rp_frame_capture itself, reporting a stack of the depth each test sets.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,27 +16,23 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../../agent/frame_capture.h"
 #include "../../agent/sample_buf.h"
 
 /* --- test doubles for the Ruby symbols sample_buf.c uses --------------- */
 
 static int fake_stack_depth;
 
-int rb_profile_frames(int start, int limit, VALUE *buff, int *lines)
+int rp_frame_capture(int start, int limit, uint32_t *names, int *lines)
 {
     (void)start;
     int n = fake_stack_depth < limit ? fake_stack_depth : limit;
     for (int i = 0; i < n; i++) {
-        buff[i] = (VALUE)(0x1000 + 8 * i);
+        names[i] = (uint32_t)(100 + i);
         if (lines)
             lines[i] = 10 + i;
     }
     return n;
-}
-
-void rb_gc_mark(VALUE v)
-{
-    (void)v;
 }
 
 static int wakeups;
@@ -93,7 +89,7 @@ static void test_capture_records_stack_and_charges(void **state)
     assert_int_equal(b->samples[1].label_set, 5);
     assert_int_equal(b->samples[0].recording, 0);
     assert_int_equal(b->samples[1].recording, 1);
-    assert_true(b->frames[2] == (VALUE)(0x1000 + 16));
+    assert_true(b->frames[2] == 102);
 }
 
 /* Lines are captured beside the frames only when asked for. */

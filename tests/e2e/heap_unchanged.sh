@@ -1,0 +1,89 @@
+# The profiled program's heap is the unprofiled program's: the agent keeps
+# none of the program's objects alive (frames are held as names, sampled
+# objects' classes as names), so the program collects garbage as often as
+# without the agent, frees the classes and eval'd code it drops, and every
+# sample keeps the right name although Ruby reuses the addresses of freed
+# methods for new ones.
+. "$(dirname "$0")/lib.sh"
+
+# 1. 3 M short-lived strings: GC count within 3% of the unprofiled run's
+#    (the agent of 03d9f67 gave 1,460-1,500 against 1,663).
+cat >strings.rb <<'RUBY'
+GC.start
+c0 = GC.count
+3_000_000.times { |i| "str#{i}" }
+puts GC.count - c0
+RUBY
+plain=$("$RUBY" strings.rb)
+within_3_percent() {
+    awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b * 0.03) }'
+}
+for mode in cpu wall; do
+    gcs=$(RPERF_MODE=$mode profiled "$WORK/strings-$mode" "$RUBY" strings.rb)
+    within_3_percent "$gcs" "$plain" || fail "$mode mode: $gcs GCs, unprofiled $plain (more than 3% apart)"
+    note "$mode mode: $gcs GCs, unprofiled $plain"
+done
+gcs=$(RPERF_ALLOC=64 profiled "$WORK/strings-alloc" "$RUBY" strings.rb)
+within_3_percent "$gcs" "$plain" || fail "RPERF_ALLOC=64: $gcs GCs, unprofiled $plain (more than 3% apart)"
+note "RPERF_ALLOC=64: $gcs GCs, unprofiled $plain"
+
+# 2. 20,000 anonymous classes and Structs made, used and dropped, every
+#    allocation sampled: as many classes alive after GC as without the
+#    agent (the agent of 03d9f67 kept 20,000 more).
+cat >classes.rb <<'RUBY'
+def make
+  20_000.times do
+    c = Class.new { def hi = 1 }
+    c.new.hi
+    Struct.new(:a, :b).new(1, 2).a
+  end
+end
+make
+3.times { GC.start }
+puts ObjectSpace.each_object(Class).count
+RUBY
+plain=$("$RUBY" classes.rb)
+alive=$(RPERF_ALLOC=1 RPERF_FREQUENCY=5000 profiled "$WORK/classes" "$RUBY" classes.rb)
+[ "$alive" -le $((plain + 300)) ] || fail "RPERF_ALLOC=1: $alive classes alive after GC, $plain without the agent"
+note "classes alive after GC: $alive with RPERF_ALLOC=1, $plain without the agent"
+"$ANALYZE" report --measure alloc --by '%class' "$WORK/classes" >alloc.txt
+grep -q "anonymous subclass of Struct" alloc.txt || fail "the Structs' samples lost their name: $(head -12 alloc.txt)"
+
+# 3. Code eval'd, run (and sampled) and dropped: its instruction sequences
+#    are freed as without the agent; and names stay right while their
+#    addresses are reused. Method m<i> is only ever called by c<i>, each
+#    defined by its own eval (so its own instruction sequence): a sample
+#    whose leaf is m<i> under any caller but c<i> would be a stale name.
+cat >evals.rb <<'RUBY'
+require "objspace"
+def spin(t) = (x = 0; x += 1 while Process.clock_gettime(Process::CLOCK_MONOTONIC) < t)
+class Gen; end
+2_000.times do |i|
+  Gen.class_eval("def m#{i}(t) = spin(t)", "gen_m#{i}.rb")
+  Gen.class_eval("def c#{i}(t) = m#{i}(t)", "gen_c#{i}.rb")
+  Gen.new.send("c#{i}", Process.clock_gettime(Process::CLOCK_MONOTONIC) + 0.001)
+  Gen.send(:remove_method, "m#{i}", "c#{i}")
+  GC.start(full_mark: false) if i % 50 == 0
+  GC.compact if i % 500 == 499
+end
+3.times { GC.start }
+puts ObjectSpace.count_imemo_objects[:imemo_iseq]
+RUBY
+plain=$("$RUBY" evals.rb)
+iseqs=$(RPERF_FREQUENCY=5000 profiled "$WORK/evals" "$RUBY" evals.rb)
+[ "$iseqs" -le $((plain + 200)) ] || fail "$iseqs instruction sequences alive after GC, $plain without the agent"
+note "instruction sequences alive after GC: $iseqs, $plain without the agent"
+"$ANALYZE" convert --collapsed "$WORK/evals" >evals.folded
+awk '
+    {
+        sub(/ [0-9]+$/, ""); n = split($0, f, ";")
+        for (i = 2; i <= n; i++) if (f[i] ~ /^Gen#m[0-9]+$/) {
+            checked++
+            if (f[i - 1] != "Gen#c" substr(f[i], 6)) { bad++; if (bad < 5) print "stale: " f[i - 1] " calls " f[i] > "/dev/stderr" }
+        }
+    }
+    END { print checked + 0, bad + 0 }' evals.folded >pairs.txt
+read -r checked bad <pairs.txt
+[ "$checked" -ge 500 ] || fail "only $checked samples under Gen#m<i> (expected thousands)"
+[ "$bad" = 0 ] || fail "$bad of $checked samples name a method under another's caller"
+note "$checked samples under Gen#m<i>, every one under its own Gen#c<i>"

@@ -1,0 +1,103 @@
+/*
+ * Unit tests for agent/frame_names: names interned once and read back
+ * byte for byte (embedded NULs too), a different first line is a different
+ * name, and the bound: past RP_FRAME_NAMES_MAX names every new one gets
+ * the shared "[other frames]" name while the known ones keep theirs.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../../agent/frame_names.h"
+#include "../../common/idxset.h"
+
+static rp_named_frame named(const char *path, const char *label, uint32_t first_line)
+{
+    return (rp_named_frame){path, label, strlen(path), strlen(label), first_line};
+}
+
+static int reset(void **state)
+{
+    (void)state;
+    rp_frame_names_reset();
+    return 0;
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    rp_named_frame a = named("app.rb", "Foo#bar", 12);
+    uint32_t id = rp_frame_names_intern(&a);
+    assert_int_not_equal(id, RP_IDX_NONE);
+    rp_named_frame back = rp_frame_names_get(id);
+    assert_int_equal(back.path_len, 6);
+    assert_memory_equal(back.path, "app.rb", 6);
+    assert_int_equal(back.label_len, 7);
+    assert_memory_equal(back.label, "Foo#bar", 7);
+    assert_int_equal(back.first_line, 12);
+    assert_int_equal(rp_frame_names_intern(&a), id);
+}
+
+static void test_distinct_names(void **state)
+{
+    (void)state;
+    rp_named_frame a = named("app.rb", "Foo#bar", 12), b = named("app.rb", "Foo#bar", 40),
+                   c = named("lib.rb", "Foo#bar", 12), d = named("app.rb", "Foo#baz", 12);
+    uint32_t ids[4] = {rp_frame_names_intern(&a), rp_frame_names_intern(&b), rp_frame_names_intern(&c),
+                       rp_frame_names_intern(&d)};
+    for (int i = 0; i < 4; i++)
+        for (int j = i + 1; j < 4; j++)
+            assert_int_not_equal(ids[i], ids[j]);
+    size_t count, bytes;
+    rp_frame_names_footprint(&count, &bytes);
+    assert_int_equal(count, 4);
+    assert_true(bytes > 0);
+}
+
+static void test_embedded_nul(void **state)
+{
+    (void)state;
+    rp_named_frame a = {"a\0b", "x", 3, 1, 0}, b = {"a\0c", "x", 3, 1, 0};
+    uint32_t ia = rp_frame_names_intern(&a), ib = rp_frame_names_intern(&b);
+    assert_int_not_equal(ia, ib);
+    assert_memory_equal(rp_frame_names_get(ib).path, "a\0c", 3);
+}
+
+static void test_bound(void **state)
+{
+    (void)state;
+    rp_named_frame first = named("app.rb", "kept", 1);
+    uint32_t kept = rp_frame_names_intern(&first);
+    char label[32];
+    for (uint32_t i = 1; i < RP_FRAME_NAMES_MAX; i++) {
+        snprintf(label, sizeof(label), "m%u", i);
+        rp_named_frame n = named("gen.rb", label, i);
+        assert_int_equal(rp_frame_names_intern(&n), i);
+    }
+    rp_named_frame past = named("gen.rb", "one too many", 7), past2 = named("gen.rb", "two too many", 7);
+    uint32_t other = rp_frame_names_intern(&past);
+    assert_int_not_equal(other, RP_IDX_NONE);
+    assert_int_equal(rp_frame_names_intern(&past2), other);
+    rp_named_frame o = rp_frame_names_get(other);
+    assert_memory_equal(o.label, RP_FRAME_NAMES_OTHER, o.label_len);
+    assert_int_equal(rp_frame_names_intern(&first), kept); /* known names keep theirs */
+    size_t count, bytes;
+    rp_frame_names_footprint(&count, &bytes);
+    assert_int_equal(count, RP_FRAME_NAMES_MAX + 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_round_trip, reset),
+        cmocka_unit_test_setup(test_distinct_names, reset),
+        cmocka_unit_test_setup(test_embedded_nul, reset),
+        cmocka_unit_test_setup(test_bound, reset),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
