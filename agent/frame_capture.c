@@ -13,8 +13,7 @@
  * marking ends: what a capture during marking caches serves until the
  * marking ends, what one after it caches until the next GC. An old
  * object is freed by a major GC only, so it gets the major GC's epoch,
- * which changes less often. Both epochs are counted by
- * a hook on Ruby's GC_START and GC_END_MARK events (two calls per GC).
+ * which changes less often. Both epochs are gc_watch.h's.
  */
 #include "frame_capture.h"
 
@@ -27,6 +26,7 @@
 #include "../profile/schema.h"
 #include "aggregator.h"
 #include "frame_names.h"
+#include "gc_watch.h"
 
 #define CACHE_SLOTS 8192 /* direct-mapped: a collision costs a lookup */
 #define LABEL_MAX 1024
@@ -39,33 +39,11 @@ typedef struct cache_entry {
 
 static cache_entry cache[CACHE_SLOTS];
 
-/* Written by the GC hook and read by captures, all under the GVL. A hook
- * installed in the middle of a GC takes it for a major one. */
-static uint64_t epoch, major_epoch;
-static bool gc_is_major = true;
-static VALUE sym_major_by = Qnil;
-static bool hooked;
 static uint32_t capped_name = RP_IDX_NONE;
-
-/* GC hook — inside GC, GVL held: counts epochs, nothing else. */
-static void on_gc_phase(rb_event_flag_t event, VALUE data, VALUE self, ID mid, VALUE klass)
-{
-    (void)data, (void)self, (void)mid, (void)klass;
-    if (event & RUBY_INTERNAL_EVENT_GC_START)
-        gc_is_major = sym_major_by != Qnil && rb_gc_latest_gc_info(sym_major_by) != Qnil;
-    epoch++;
-    if (gc_is_major)
-        major_epoch++;
-}
 
 void rp_frame_capture_init(void)
 {
-    if (hooked)
-        return;
-    hooked = true;
-    sym_major_by = ID2SYM(rb_intern("major_by"));
-    rb_gc_latest_gc_info(sym_major_by);
-    rb_add_event_hook(on_gc_phase, RUBY_INTERNAL_EVENT_GC_START | RUBY_INTERNAL_EVENT_GC_END_MARK, Qnil);
+    rp_gc_watch_init();
 }
 
 /* --- names, read without allocating ------------------------------------ */
@@ -200,7 +178,7 @@ typedef struct tags {
 
 static tags tags_now(void)
 {
-    return (tags){epoch << 1, major_epoch << 1 | 1};
+    return (tags){rp_gc_watch_epoch() << 1, rp_gc_watch_major_epoch() << 1 | 1};
 }
 
 static uint32_t name_of(VALUE frame, tags now)

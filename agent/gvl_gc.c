@@ -46,6 +46,8 @@ static struct {
     bool has_cpu;        /* segment_cpu was read (a cpu-mode recording accepts) */
     int64_t segment_start; /* CLOCK_MONOTONIC */
     int64_t segment_cpu;   /* the thread's CPU clock (thread_cpu.h) */
+    rp_thread *thread;     /* the GC'ing thread's record, looked up once at GC_ENTER
+                            * (a thread without one is counted as dropped once) */
 } gc;
 
 static bool in_main_ractor(void)
@@ -222,11 +224,9 @@ static void open_gc_segment(void)
 {
     gc.segment_start = rp_monotonic_ns();
     gc.has_cpu = false;
-    if (!any_cpu_mode_accepting())
-        return;
-    rp_thread *t = rp_sampler_current_thread();
-    if (t) {
-        gc.segment_cpu = rp_thread_cpu_now(&t->cpu);
+    gc.thread = rp_sampler_current_thread();
+    if (gc.thread && any_cpu_mode_accepting()) {
+        gc.segment_cpu = rp_thread_cpu_now(&gc.thread->cpu);
         gc.has_cpu = true;
     }
 }
@@ -240,7 +240,7 @@ static void close_gc_segment(rp_vm_state state)
     int64_t now = rp_monotonic_ns();
     int64_t wall_span = now - gc.segment_start;
     gc.segment_start = now;
-    rp_thread *t = rp_sampler_current_thread();
+    rp_thread *t = gc.thread;
     if (!t)
         return;
     int64_t cpu_span = wall_span;
@@ -284,7 +284,7 @@ static int gc_charges(rp_thread *t, rp_rec_id id, rp_clock_reading *unused, rp_c
  * pending GC time. */
 static void record_pending_gc(void)
 {
-    rp_thread *t = rp_sampler_current_thread();
+    rp_thread *t = gc.thread;
     rp_clock_reading now = {.wall_ns = rp_monotonic_ns()};
     if (t)
         record_accepting(t, gc_charges, &now);

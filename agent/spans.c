@@ -15,6 +15,7 @@
 #include "config.h"
 #include "frame_capture.h"
 #include "frame_names.h"
+#include "gc_watch.h"
 #include "gvl_gc.h"
 #include "labels.h"
 #include "sample_buf.h"
@@ -51,7 +52,8 @@ typedef struct span_time {
  * its fiber is suspended (waiting for I/O or a timer through the fiber
  * scheduler, or for its turn), counted as blocked. */
 struct rp_open_span {
-    VALUE fiber;     /* whose request it is (marked while open) */
+    VALUE fiber;       /* whose request it is (not marked: Qfalse once the GC freed it) */
+    VALUE fiber_class; /* its class, to tell it from an object moved into its slot */
     uint32_t depth;  /* Rperf.request blocks of that fiber it is inside */
     int64_t mono_ns, real_ns, queue_ns;
     span_time spent;       /* its thread's time while it was the current request */
@@ -414,6 +416,15 @@ static void give_thread(rp_thread *t, struct rp_thread_spans *ts, struct rp_open
 
 static void end_open(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_span *o, int status);
 
+/* GVL held, on the thread: its requests whose fiber the GC has freed (the
+ * program dropped it inside the block) end as they are, with no status. */
+static void close_orphans(rp_thread *t, struct rp_thread_spans *ts)
+{
+    for (size_t i = ts->count; i-- > 0;)
+        if (ts->open[i]->fiber == Qfalse)
+            end_open(t, ts, ts->open[i], 0);
+}
+
 /* A new request of endpoint `name` on `fiber`; NULL when out of memory. */
 static struct rp_open_span *open_span(rp_thread *t, struct rp_thread_spans *ts, VALUE fiber,
                                       const char *name, size_t len, int64_t queued_ns)
@@ -435,6 +446,7 @@ static struct rp_open_span *open_span(rp_thread *t, struct rp_thread_spans *ts, 
     ts->open[ts->count++] = o;
     int64_t now = rp_monotonic_ns();
     o->fiber = fiber;
+    o->fiber_class = rb_obj_class(fiber);
     o->depth = 1;
     o->count = o->frame_count = 0;
     o->spilled = false;
@@ -462,6 +474,7 @@ int rp_spans_begin(rp_thread *t, const char *name, size_t len, int64_t queued_ns
         used = true; /* from now on the GVL hooks count blocked and wait time */
         rp_gvl_gc_update();
     }
+    close_orphans(t, ts);
     VALUE fiber = rb_fiber_current();
     struct rp_open_span *o = find_open(ts, fiber);
     if (o) {
@@ -530,6 +543,7 @@ static void on_fiber_switch(rb_event_flag_t event, VALUE data, VALUE self, ID mi
     struct rp_thread_spans *ts = t ? t->spans : NULL;
     if (!spans_belong(ts, t) || ts->count == 0)
         return;
+    close_orphans(t, ts);
     struct rp_open_span *o = find_open(ts, rb_fiber_current());
     if (o && o != ts->current)
         give_thread(t, ts, o, rp_monotonic_ns());
@@ -637,27 +651,48 @@ void rp_spans_spill_open(void)
     each_open(spill_open);
 }
 
-/* GVL held, inside GC: the fibers of open requests (so that no new fiber
- * takes an abandoned one's address). Their samples hold frame names, no
- * object. */
-static void mark_open(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_span *o)
+/* gc_watch.h watcher — inside GC, after a marking: a request whose fiber
+ * the marking found dead loses it, so that no new fiber taking its
+ * address takes the request over; the request ends on its thread's next
+ * fiber switch or request (close_orphans), at the thread's end or at the
+ * part's. Open requests do not keep their fibers alive. */
+static void orphan_dead(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_span *o)
 {
     (void)t, (void)ts;
-    rb_gc_mark(o->fiber);
+    if (o->fiber != Qfalse &&
+        (rp_gc_watch_is_dead(o->fiber) || !RB_TYPE_P(o->fiber, T_DATA) ||
+         rb_class_real(RBASIC(o->fiber)->klass) != o->fiber_class))
+        o->fiber = Qfalse;
 }
 
-static void mark_spans(void *unused)
+static void after_marking(bool major)
+{
+    (void)major;
+    each_open(orphan_dead);
+}
+
+/* GVL held, inside GC, after objects moved (fibers and classes too). */
+static void relocate_open(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_span *o)
+{
+    (void)t, (void)ts;
+    if (o->fiber != Qfalse) {
+        o->fiber = rb_gc_location(o->fiber);
+        o->fiber_class = rb_gc_location(o->fiber_class);
+    }
+}
+
+static void relocate_spans(void *unused)
 {
     (void)unused;
-    each_open(mark_open);
+    each_open(relocate_open);
 }
 
-static const rb_data_type_t mark_type = {
+static const rb_data_type_t compact_type = {
     .wrap_struct_name = "rperf_agent_spans",
-    .function = {.dmark = mark_spans},
+    .function = {.dcompact = relocate_spans},
 };
 
-static VALUE mark_object = Qnil;
+static VALUE gc_object = Qnil;
 
 /* Ends request `o` now, from the caller's thread: a thread off the GVL
  * since it released it counts that time as blocked (its own resume would
@@ -741,9 +776,10 @@ void rp_spans_init(long k, long ms, bool lines)
     slow_ns = ms > 0 ? (int64_t)ms * 1000000 : 0;
     record_lines = lines;
     span_pid = (uint64_t)getpid();
-    if (mark_object == Qnil) {
-        /* Ruby marks a data object only when it has data */
-        mark_object = rb_data_typed_object_wrap(0, &keep, &mark_type);
-        rb_gc_register_address(&mark_object);
+    rp_gc_watch_after_marking(after_marking);
+    if (gc_object == Qnil) {
+        /* Ruby updates a data object at compaction only when it has data */
+        gc_object = rb_data_typed_object_wrap(0, &keep, &compact_type);
+        rb_gc_register_address(&gc_object);
     }
 }

@@ -407,7 +407,7 @@ static bool same_file(const char *a, const char *b)
 static const rp_core_api *find_core(char *why, size_t size)
 {
     const rp_core_api *c = dlsym(RTLD_DEFAULT, RP_CORE_SYMBOL);
-    Dl_info self;
+    Dl_info self = {0};
     char expected[4096];
     if (!c) {
         snprintf(why, size, "rperf: the agent is not loaded in this process; run Ruby with "
@@ -417,12 +417,12 @@ static const rp_core_api *find_core(char *why, size_t size)
     const char *folder = c->abi == RP_CORE_ABI && c->size == sizeof(*c) ? c->ruby_folder() : NULL;
     if (folder)
         snprintf(expected, sizeof(expected), "%s/" RP_RUBY_EXTENSION, folder);
-    if (!folder || !dladdr((void *)find_core, &self) || !self.dli_fname ||
-        !same_file(self.dli_fname, expected)) {
+    bool located = dladdr((void *)find_core, &self) && self.dli_fname;
+    if (!folder || !located || !same_file(self.dli_fname, expected)) {
         snprintf(why, size, "rperf: %s is not the extension of the preloaded agent "
                             "(a different build or install); require it through the agent's "
                             "own rperf.rb",
-                 self.dli_fname ? self.dli_fname : RP_RUBY_EXTENSION);
+                 located ? self.dli_fname : RP_RUBY_EXTENSION);
         return NULL;
     }
     return c;

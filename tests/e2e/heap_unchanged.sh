@@ -87,3 +87,24 @@ read -r checked bad <pairs.txt
 [ "$checked" -ge 500 ] || fail "only $checked samples under Gen#m<i> (expected thousands)"
 [ "$bad" = 0 ] || fail "$bad of $checked samples name a method under another's caller"
 note "$checked samples under Gen#m<i>, every one under its own Gen#c<i>"
+
+# 4. Fibers dropped inside an open request (Rperf.request around a
+#    Fiber.yield never resumed): freed as without the agent (the agent of
+#    bd27441 kept 1,024 alive), and every request is still counted once,
+#    closed with no status when its fiber is found dead.
+cat >fibers.rb <<'RUBY'
+begin; require "rperf"; rescue LoadError; end
+def req(i) = defined?(Rperf.request) ? Rperf.request("GET /f#{i % 3}") { Fiber.yield } : Fiber.yield
+fibers = 2_000.times.map { |i| f = Fiber.new { req(i) }; f.resume; f }
+fibers = nil
+3.times { GC.start }
+puts ObjectSpace.each_object(Fiber).count
+Fiber.new { defined?(Rperf.request) ? Rperf.request("GET /after") { 1 } : 1 }.resume
+RUBY
+plain=$("$RUBY" fibers.rb)
+alive=$(profiled "$WORK/fibers" "$RUBY" fibers.rb)
+[ "$alive" -le $((plain + 10)) ] || fail "$alive fibers alive after GC with the agent, $plain without"
+"$ANALYZE" requests "$WORK/fibers" >fibers.txt
+counted=$(awk '$NF ~ /^\/f[0-2]$/ { n += $1 } END { print n + 0 }' fibers.txt)
+[ "$counted" = 2000 ] || fail "$counted of the 2,000 abandoned requests counted: $(cat fibers.txt)"
+note "fibers dropped inside requests: $alive alive after GC ($plain without the agent), $counted requests counted"

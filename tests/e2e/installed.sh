@@ -41,3 +41,12 @@ api=$(RPERF_QUIET=1 RPERF_SESSION_DIR="$WORK/v" LD_PRELOAD="$lib/librperf-agent.
 file_version=$("$RUBY" -rjson -rzlib -e 'print JSON.parse(Zlib.gunzip(File.binread(ARGV[0])))["rperf_version"]' p.json.gz)
 [ "$file_version" = "$version" ] || fail "the profile says rperf_version $file_version"
 note "version $version in rperf, rperf-analyze, Rperf::VERSION and the file"
+
+# The extension beside a preloaded core of another version (its table of
+# another ABI) refuses in one line; it reads nothing of the table.
+rc=0
+out=$(LD_PRELOAD="$RPERF_TEST_FAKE_CORE" "$RUBY" -I "$lib/rperf/ruby" -e 'require "rperf"' 2>&1) || rc=$?
+[ "$rc" = 1 ] || fail "extension beside a core of another ABI: exit status $rc: $out"
+echo "$out" | grep -q "is not the extension of the preloaded agent (a different build or install)" \
+    || fail "extension beside a core of another ABI: $out"
+note "beside a core of another ABI: $(echo "$out" | head -n 1 | sed 's/^.*rperf: /rperf: /' | cut -c1-90)..."
