@@ -41,6 +41,7 @@
 #include "agent.h"
 #include "aggregator.h"
 #include "frame_capture.h"
+#include "gc_watch.h"
 #include "allocations.h"
 #include "spans.h"
 #include "config.h"
@@ -227,6 +228,7 @@ static void start_agent(void)
                "a thread that starts running while another thread is starting may go "
                "unsampled until its first GVL switch");
     rp_frame_capture_init();
+    rp_gc_watch_init();
     if (rp_sample_buf_init(cfg.lines) != 0 || rp_labels_init() != 0 ||
         rp_allocs_init(cfg.alloc_follow, cfg.lines) != 0) {
         rp_log("cannot profile: out of memory");
@@ -462,6 +464,9 @@ static void say_followed(void)
 {
     size_t followed, peak, bytes;
     rp_allocs_footprint(&followed, &peak, &bytes);
+    if (!rp_gc_watch_marks_known())
+        rp_log("allocation sampling: no object followed: this Ruby's GC keeps its mark bits elsewhere "
+               "than Ruby 3.4's default GC (retained objects are not measured)");
     rp_log("allocation sampling: %zu objects followed at the end, %zu at most, in %zu KB (%.0f bytes "
            "per object at the most); %" PRId64 " sampled objects not followed (RPERF_ALLOC_FOLLOW=%ld)",
            followed, peak, bytes / 1024, peak ? (double)bytes / (double)peak : 0.0,

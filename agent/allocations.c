@@ -3,10 +3,10 @@
  * allocations.h for what runs where.
  *
  * The hot path is the NEWOBJ hook of an allocation that is not sampled:
- * one countdown per recording, decremented. FREEOBJ, called for every
- * object the GC frees, is one probe of the followed-object table (keys
- * apart from their payload, at most half full) when anything is followed,
- * nothing otherwise.
+ * one countdown, decremented, and one comparison. There is no FREEOBJ hook: an
+ * object the GC frees costs the agent nothing unless it was sampled, and
+ * the sampled ones are checked at the end of each marking (gc_watch.h) —
+ * the young after every GC, the old after major ones.
  */
 #include "allocations.h"
 
@@ -22,6 +22,7 @@
 #include "../common/vec.h"
 #include "aggregator.h"
 #include "frame_capture.h"
+#include "gc_watch.h"
 #include "sampler.h"
 #include "threads.h"
 #include "labels.h"
@@ -224,107 +225,53 @@ void rp_allocs_carry_labels(void)
 
 /* --- followed objects ---------------------------------------------------- */
 
+/* A sampled object, followed until a marking of the GC finds it dead, and
+ * its samples in each recording. */
 typedef struct followed {
+    VALUE obj;
     uint32_t stack[RP_RECORDINGS], key[RP_RECORDINGS];
     uint32_t thread_seq;
     uint8_t recordings; /* bit r: followed for recording r */
 } followed;
 
-/* Open addressing with linear probing; key 0 (Qfalse, never an object's
- * address) is a free slot; deletion shifts entries back, so no tombstones. */
-static VALUE *objects;
-static followed *entries;
-static size_t slots, follow_count; /* slots: a power of two, or 0 */
+/* Two lists: objects still young, which any GC may free and the end of
+ * every marking checks, and objects Ruby has promoted to the old
+ * generation, which only a major GC frees and only a major marking checks.
+ * A minor GC so costs the objects sampled over the last few GCs, however
+ * many are followed. */
+typedef struct follow_list {
+    followed *items;
+    size_t count, cap;
+} follow_list;
+
+static follow_list young, old;
 static size_t follow_peak;
 static long follow_max;
 static int64_t unfollowed[RP_RECORDINGS];
 
-static size_t slot_of(VALUE obj)
+static size_t follow_count(void)
 {
-    return (size_t)rp_hash_mix64((uint64_t)obj) & (slots - 1);
+    return young.count + old.count;
 }
 
-static size_t find_slot(VALUE obj)
+static void remove_at(follow_list *l, size_t i)
 {
-    if (!slots)
-        return SIZE_MAX;
-    for (size_t i = slot_of(obj);; i = (i + 1) & (slots - 1)) {
-        if (objects[i] == obj)
-            return i;
-        if (objects[i] == 0)
-            return SIZE_MAX;
-    }
+    l->items[i] = l->items[--l->count];
 }
 
-static void put(VALUE obj, const followed *f)
+static int append(follow_list *l, const followed *f)
 {
-    size_t i = slot_of(obj);
-    while (objects[i] != 0)
-        i = (i + 1) & (slots - 1);
-    objects[i] = obj;
-    entries[i] = *f;
-    if (++follow_count > follow_peak)
-        follow_peak = follow_count;
-}
-
-static void remove_slot(size_t i)
-{
-    objects[i] = 0;
-    follow_count--;
-    for (size_t j = (i + 1) & (slots - 1); objects[j] != 0; j = (j + 1) & (slots - 1)) {
-        size_t home = slot_of(objects[j]);
-        /* entry j may move to the hole at i when its home is not in (i, j] */
-        bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
-        if (stays)
-            continue;
-        objects[i] = objects[j];
-        entries[i] = entries[j];
-        objects[j] = 0;
-        i = j;
-    }
-}
-
-/* Moves every entry into tables of `n` slots (the old ones when equal).
- * Entries are re-keyed through `relocate` (rb_gc_location at compaction).
- * Returns 0, or -1 when out of memory (the table is then unchanged). */
-static int rebuild(size_t n, VALUE (*relocate)(VALUE))
-{
-    VALUE *old_objects = objects;
-    followed *old_entries = entries;
-    size_t old_slots = slots;
-    VALUE *new_objects = calloc(n, sizeof(*new_objects));
-    followed *new_entries = rp_alloc_array(n, sizeof(*new_entries));
-    if (!new_objects || !new_entries) {
-        free(new_objects);
-        free(new_entries);
+    if (RP_VEC_RESERVE(l->items, l->cap, l->count + 1) != 0)
         return -1;
-    }
-    objects = new_objects;
-    entries = new_entries;
-    slots = n;
-    follow_count = 0;
-    for (size_t i = 0; i < old_slots; i++)
-        if (old_objects[i])
-            put(relocate ? relocate(old_objects[i]) : old_objects[i], &old_entries[i]);
-    free(old_objects);
-    free(old_entries);
+    l->items[l->count++] = *f;
     return 0;
 }
 
-/* Room for one more entry, at most half the slots in use. */
-static bool has_room(void)
+static void follow(const followed *f, const bool due[RP_RECORDINGS])
 {
-    if (follow_count >= (size_t)follow_max)
-        return false;
-    if ((follow_count + 1) * 2 <= slots)
-        return true;
-    return rebuild(slots ? slots * 2 : 1024, NULL) == 0;
-}
-
-static void follow(VALUE obj, const followed *f, const bool due[RP_RECORDINGS])
-{
-    if (has_room()) {
-        put(obj, f);
+    if (follow_count() < (size_t)follow_max && append(&young, f) == 0) {
+        if (follow_count() > follow_peak)
+            follow_peak = follow_count();
         return;
     }
     for (int r = 0; r < RP_RECORDINGS; r++)
@@ -332,24 +279,30 @@ static void follow(VALUE obj, const followed *f, const bool due[RP_RECORDINGS])
             unfollowed[r]++;
 }
 
-void rp_allocs_forget(rp_rec_id id)
+static void forget_in(follow_list *l, uint8_t bit)
 {
-    uint8_t bit = (uint8_t)(1u << id);
-    for (size_t i = 0; i < slots;) {
-        if (objects[i] && (entries[i].recordings & bit) && !(entries[i].recordings &= (uint8_t)~bit)) {
-            remove_slot(i); /* may shift a later entry into i: look again */
+    for (size_t i = 0; i < l->count;) {
+        if ((l->items[i].recordings & bit) && !(l->items[i].recordings &= (uint8_t)~bit)) {
+            remove_at(l, i); /* the last moved into i: look again */
             continue;
         }
         i++;
     }
+}
+
+void rp_allocs_forget(rp_rec_id id)
+{
+    uint8_t bit = (uint8_t)(1u << id);
+    forget_in(&young, bit);
+    forget_in(&old, bit);
     unfollowed[id] = 0;
 }
 
-void rp_allocs_footprint(size_t *followed, size_t *peak, size_t *bytes)
+void rp_allocs_footprint(size_t *followed_now, size_t *peak, size_t *bytes)
 {
-    *followed = follow_count;
+    *followed_now = follow_count();
     *peak = follow_peak;
-    *bytes = slots * (sizeof(*objects) + sizeof(*entries));
+    *bytes = (young.cap + old.cap) * sizeof(followed);
 }
 
 int64_t rp_allocs_unfollowed(rp_rec_id id)
@@ -357,32 +310,99 @@ int64_t rp_allocs_unfollowed(rp_rec_id id)
     return unfollowed[id];
 }
 
-size_t rp_allocs_retained(rp_rec_id id, rp_retained **out)
+/* Drops the objects of `l`, counting them as not followed. */
+static void drop_all(follow_list *l)
 {
-    *out = NULL;
-    uint8_t bit = (uint8_t)(1u << id);
-    size_t n = 0;
-    for (size_t i = 0; i < slots; i++)
-        n += objects[i] && (entries[i].recordings & bit);
-    if (n == 0 || !(*out = rp_alloc_array(n, sizeof(**out))))
-        return 0;
-    size_t kept = 0;
-    for (size_t i = 0; i < slots; i++) {
-        VALUE obj = objects[i];
-        if (!obj || !(entries[i].recordings & bit))
+    for (size_t i = 0; i < l->count; i++)
+        for (int r = 0; r < RP_RECORDINGS; r++)
+            if (l->items[i].recordings & (1u << r))
+                unfollowed[r]++;
+    l->count = 0;
+}
+
+/* gc_watch.h watcher — inside GC, at the end of a marking, before the
+ * sweep frees anything: the objects it did not reach leave the lists, the
+ * young ones Ruby has just promoted move to the old list. After GCs the
+ * hook did not see (another Ractor's thread ran them), the objects they
+ * could have freed are dropped, counted as not followed — any of them may
+ * have died, and its slot been reused; where mark bits cannot be read,
+ * nothing is followed any more. */
+static void at_marking_end(bool major, rp_gc_marks marks)
+{
+    if (marks != RP_MARKS_READABLE) {
+        drop_all(&young);
+        if (marks == RP_MARKS_UNREADABLE || rp_gc_watch_missed_major())
+            drop_all(&old);
+        if (marks == RP_MARKS_UNREADABLE) {
+            follow_max = 0;
+            return;
+        }
+    }
+    for (size_t i = 0; i < young.count;) {
+        followed *f = &young.items[i];
+        if (!rp_gc_watch_marked(f->obj) || (RB_OBJ_PROMOTED_RAW(f->obj) && append(&old, f) == 0)) {
+            remove_at(&young, i);
             continue;
-        if (rb_objspace_garbage_object_p && rb_objspace_garbage_object_p(obj))
-            continue; /* found dead by the last marking, not swept yet */
-        size_t bytes = rb_obj_memsize_of ? rb_obj_memsize_of(obj) : sizeof(struct RBasic) * 5;
-        (*out)[kept++] = (rp_retained){entries[i].stack[id], entries[i].key[id], entries[i].thread_seq,
-                                       (int64_t)bytes};
+        }
+        i++;
+    }
+    for (size_t i = 0; major && i < old.count;) {
+        if (!rp_gc_watch_marked(old.items[i].obj)) {
+            remove_at(&old, i);
+            continue;
+        }
+        i++;
+    }
+}
+
+static size_t count_for(const follow_list *l, uint8_t bit)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < l->count; i++)
+        n += (l->items[i].recordings & bit) != 0;
+    return n;
+}
+
+/* The objects of `l` followed for recording `id` into out[]; returns how
+ * many. */
+static size_t collect_retained(const follow_list *l, rp_rec_id id, rp_retained *out)
+{
+    uint8_t bit = (uint8_t)(1u << id);
+    size_t kept = 0;
+    for (size_t i = 0; i < l->count; i++) {
+        const followed *f = &l->items[i];
+        if (!(f->recordings & bit))
+            continue;
+        size_t bytes = rb_obj_memsize_of ? rb_obj_memsize_of(f->obj) : sizeof(struct RBasic) * 5;
+        out[kept++] = (rp_retained){f->stack[id], f->key[id], f->thread_seq, (int64_t)bytes};
     }
     return kept;
 }
 
+size_t rp_allocs_retained(rp_rec_id id, rp_retained **out)
+{
+    *out = NULL;
+    uint8_t bit = (uint8_t)(1u << id);
+    size_t n = count_for(&young, bit) + count_for(&old, bit);
+    if (n == 0 || !(*out = rp_alloc_array(n, sizeof(**out))))
+        return 0;
+    size_t kept = collect_retained(&young, id, *out);
+    return kept + collect_retained(&old, id, *out + kept);
+}
+
 /* --- sampling ------------------------------------------------------------ */
 
+/* Each recording's allocations to go until its next sampled one, and the
+ * one countdown the hook decrements: the allocations until the nearest of
+ * those (armed at gap_armed for the recordings of armed_mask, those that
+ * accepted samples when the recordings' accepting changes counted
+ * armed_changes). An allocation not sampled costs that decrement and a
+ * comparison; the rest happens once per sampled allocation, or when a
+ * recording starts or stops accepting. */
 static int64_t countdown[RP_RECORDINGS];
+static int64_t gap_left = 1, gap_armed = 1;
+static uint8_t armed_mask;
+static uint32_t armed_changes = UINT32_MAX;
 static int suppressed;
 static bool record_lines;
 static uint64_t rng_state;
@@ -413,10 +433,56 @@ static void seed(void)
         rng_state = 1;
 }
 
+/* The allocations since the gap was armed come off the countdowns of the
+ * recordings it was armed for. */
+static void spend(void)
+{
+    int64_t spent = gap_armed - gap_left;
+    for (int r = 0; r < RP_RECORDINGS; r++)
+        if (armed_mask & (1u << r))
+            countdown[r] -= spent;
+    gap_armed = gap_left;
+}
+
+static bool samples_now(const rp_recording *rec)
+{
+    return rec->cfg.alloc_rate > 0 && atomic_load_explicit(&rec->accepting, memory_order_relaxed);
+}
+
+/* The recordings whose countdown has run out (this allocation is their
+ * sampled one; false when none), their next gaps drawn, and the countdown
+ * armed anew at the nearest for the recordings accepting now. */
+static bool due_recordings(bool due[RP_RECORDINGS])
+{
+    spend();
+    bool any = false;
+    int64_t nearest = INT64_MAX / 2; /* none accepting: the next change re-arms */
+    armed_mask = 0;
+    for (int r = 0; r < RP_RECORDINGS; r++) {
+        rp_recording *rec = rp_recording_get((rp_rec_id)r);
+        due[r] = false;
+        if (countdown[r] <= 0 && rec->cfg.alloc_rate > 0) {
+            due[r] = samples_now(rec);
+            any = any || due[r];
+            countdown[r] = next_gap(rec->cfg.alloc_rate);
+        }
+        if (!samples_now(rec))
+            continue;
+        armed_mask |= (uint8_t)(1u << r);
+        if (countdown[r] < nearest)
+            nearest = countdown[r];
+    }
+    gap_left = gap_armed = nearest;
+    armed_changes = rp_recordings_accepting_changed;
+    return any;
+}
+
 void rp_allocs_begin(rp_rec_id id)
 {
     rp_allocs_forget(id);
+    spend();
     countdown[id] = next_gap(rp_recording_get(id)->cfg.alloc_rate);
+    armed_changes = rp_recordings_accepting_changed - 1; /* re-arm at the next allocation */
 }
 
 void rp_allocs_suppress(void)
@@ -429,22 +495,6 @@ void rp_allocs_unsuppress(void)
     suppressed--;
 }
 
-/* The recordings this allocation is the sampled one of; false when none. */
-static bool due_recordings(bool due[RP_RECORDINGS])
-{
-    bool any = false;
-    for (int r = 0; r < RP_RECORDINGS; r++) {
-        rp_recording *rec = rp_recording_get((rp_rec_id)r);
-        due[r] = false;
-        if (rec->cfg.alloc_rate <= 0 || !atomic_load_explicit(&rec->accepting, memory_order_relaxed) ||
-            --countdown[r] > 0)
-            continue;
-        countdown[r] = next_gap(rec->cfg.alloc_rate);
-        due[r] = any = true;
-    }
-    return any;
-}
-
 static uint32_t stack_frames[RP_STACK_MAX];
 static int stack_lines[RP_STACK_MAX];
 
@@ -452,8 +502,10 @@ static int stack_lines[RP_STACK_MAX];
 static void on_newobj(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;
+    if (--gap_left > 0 && armed_changes == rp_recordings_accepting_changed)
+        return;
     bool due[RP_RECORDINGS];
-    if (suppressed || !due_recordings(due))
+    if (!due_recordings(due) || suppressed)
         return;
     VALUE obj = rb_tracearg_object(arg);
     rp_thread *t = rp_sampler_current_thread();
@@ -463,7 +515,7 @@ static void on_newobj(VALUE data, rb_trace_arg_t *arg)
     uint32_t key = key_of(t->label_set, obj);
     if (key == RP_IDX_NONE)
         return;
-    followed f = {.thread_seq = t->thread_seq};
+    followed f = {.obj = obj, .thread_seq = t->thread_seq};
     for (int r = 0; r < RP_RECORDINGS; r++) {
         if (!due[r])
             continue;
@@ -479,18 +531,7 @@ static void on_newobj(VALUE data, rb_trace_arg_t *arg)
         f.recordings |= (uint8_t)(1u << r);
     }
     if (f.recordings && follow_max > 0)
-        follow(obj, &f, due);
-}
-
-/* FREEOBJ hook (GVL held, inside the GC's sweep). */
-static void on_freeobj(VALUE data, rb_trace_arg_t *arg)
-{
-    (void)data;
-    if (follow_count == 0)
-        return;
-    size_t i = find_slot(rb_tracearg_object(arg));
-    if (i != SIZE_MAX)
-        remove_slot(i);
+        follow(&f, due);
 }
 
 static bool hooked;
@@ -518,16 +559,11 @@ void rp_allocs_update(void)
     if (wanted) {
         rb_add_event_hook2(RAW_HOOK(on_newobj), RUBY_INTERNAL_EVENT_NEWOBJ, Qnil,
                            RUBY_EVENT_HOOK_FLAG_SAFE | RUBY_EVENT_HOOK_FLAG_RAW_ARG);
-        if (follow_max > 0)
-            rb_add_event_hook2(RAW_HOOK(on_freeobj), RUBY_INTERNAL_EVENT_FREEOBJ, Qnil,
-                               RUBY_EVENT_HOOK_FLAG_SAFE | RUBY_EVENT_HOOK_FLAG_RAW_ARG);
     } else {
-        rb_remove_event_hook(RAW_HOOK(on_newobj));
         /* What the closed recordings followed stays listed for their last
          * profile, built before any GC can run (rp_allocs_retained), and
          * is forgotten with them (rp_allocs_forget). */
-        if (follow_max > 0)
-            rb_remove_event_hook(RAW_HOOK(on_freeobj));
+        rb_remove_event_hook(RAW_HOOK(on_newobj));
     }
     hooked = wanted;
 }
@@ -537,17 +573,17 @@ void rp_allocs_update(void)
 /* GVL held, inside GC, after objects moved: followed objects are not
  * marked by the agent (following must not keep them alive), so their
  * addresses are updated here. */
+static void relocate(follow_list *l)
+{
+    for (size_t i = 0; i < l->count; i++)
+        l->items[i].obj = rb_gc_location(l->items[i].obj);
+}
+
 static void update_moved(void *unused)
 {
     (void)unused;
-    bool moved = false;
-    for (size_t i = 0; i < slots && !moved; i++)
-        moved = objects[i] && rb_gc_location(objects[i]) != objects[i];
-    if (moved && rebuild(slots, rb_gc_location) != 0) {
-        /* no memory to re-key: what moved can no longer be told apart */
-        for (int r = 0; r < RP_RECORDINGS; r++)
-            rp_allocs_forget((rp_rec_id)r);
-    }
+    relocate(&young);
+    relocate(&old);
 }
 
 static const rb_data_type_t gc_type = {
@@ -564,6 +600,9 @@ int rp_allocs_init(long max, bool lines)
     seed();
     rp_idxset_init(&class_index);
     rp_idxset_init(&key_index);
+    if (!rp_gc_watch_marks_known())
+        follow_max = 0; /* this Ruby's mark bits cannot be read: nothing followed */
+    rp_gc_watch_at_marking_end(at_marking_end);
     if (gc_object == Qnil) {
         /* Ruby marks and updates a data object only when it has data */
         gc_object = rb_data_typed_object_wrap(0, &follow_max, &gc_type);

@@ -2,20 +2,21 @@
  * agent/allocations.h — allocation sampling and the objects that stay
  * alive (RPERF_ALLOC, Rperf.start(alloc:)).
  *
- * Owns: the object hooks (Ruby's NEWOBJ and FREEOBJ internal events),
- * installed only while a recording samples allocations; each recording's
+ * Owns: the allocation hook (Ruby's NEWOBJ internal event), installed
+ * only while a recording samples allocations; each recording's
  * countdown to its next sampled allocation (geometric gaps of mean its
  * rate N, so that a periodic allocation pattern cannot alias with it);
  * the classes of sampled objects, by name (no class is held), and the
  * keys (thread labels, class) their samples are folded under
  * (aggregator.h keeps the samples), both bounded; and the
- * followed objects: every sampled object, until the GC frees it, with its
- * allocation stack and key per recording, re-keyed when GC.compact or
- * auto-compaction moves objects, at most RPERF_ALLOC_FOLLOW of them.
+ * followed objects: every sampled object, until a marking of the GC finds
+ * it dead (gc_watch.h: no hook on the frees), with its allocation stack
+ * and key per recording, re-keyed when GC.compact or auto-compaction
+ * moves objects, at most RPERF_ALLOC_FOLLOW of them.
  *
- * Contexts: the hooks run on a thread of the main Ractor holding the GVL —
- * NEWOBJ inside an allocation (Ruby has disabled GC there), FREEOBJ inside
- * the GC's sweep — and the compaction callback inside GC: they touch C
+ * Contexts: the hook runs on a thread of the main Ractor holding the GVL,
+ * inside an allocation (Ruby has disabled GC there); the check at the end
+ * of a marking and the compaction callback inside GC: they touch C
  * memory only, never allocate a Ruby object, raise or call Ruby code, so
  * the program's objects and GC statistics stay as they are. Everything
  * else runs on a Ruby thread holding the GVL. Ruby 3.4 calls object hooks
@@ -33,9 +34,11 @@
 #include "ruby_api.h"
 
 /* Main thread at start: the object GC updates at compaction (the
- * followed objects; it marks nothing: the agent keeps no object alive); `follow_max` caps the
- * followed objects (0: none followed, no FREEOBJ hook); with `lines`,
- * allocation stacks record the line of each frame. */
+ * followed objects; it marks nothing: the agent keeps no object alive)
+ * and the check at the end of each marking; `follow_max` caps the
+ * followed objects (0: none followed; also where gc_watch.h cannot read
+ * mark bits); with `lines`, allocation stacks record the line of each
+ * frame. */
 int rp_allocs_init(long follow_max, bool lines);
 
 /* GVL held, as recording `id` opens: its countdown starts afresh and the
@@ -70,10 +73,10 @@ typedef struct rp_retained {
     int64_t bytes;
 } rp_retained;
 
-/* GVL held, before any Ruby call of the writer: the objects recording `id`
- * follows that are still alive (not freed, nor found dead by the last
- * marking and awaiting the sweep), in a malloc'd array (*out, NULL when
- * there are none or no memory). Returns the count. Calls no Ruby code. */
+/* GVL held, outside GC: the objects recording `id` follows — all alive,
+ * the dead having left at the end of the marking that found them — in a
+ * malloc'd array (*out, NULL when there are none or no memory). Returns
+ * the count. Calls no Ruby code. */
 size_t rp_allocs_retained(rp_rec_id id, rp_retained **out);
 
 /* Sampled objects recording `id` could not follow (the cap, no memory). */

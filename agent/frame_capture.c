@@ -1,19 +1,21 @@
 /*
  * agent/frame_capture.c — stacks captured as names. See frame_capture.h.
  *
- * Why the epochs are what they are: Ruby frees an object only when it
- * sweeps, after a marking that did not reach it. A frame object on the
- * stack at a capture made outside marking was reached by the last marking
- * (it is reachable now, and nothing unreachable becomes reachable again)
- * or allocated since, so it lives at least until the next marking begins
- * — and its address holds it until then. A capture made while marking
- * is in progress (Ruby marks a major GC incrementally, between stretches
- * of the program) has no such promise: the object may drop out of reach
- * before the marking finishes. So the epoch counts both GC starts and
- * marking ends: what a capture during marking caches serves until the
- * marking ends, what one after it caches until the next GC. An old
- * object is freed by a major GC only, so it gets the major GC's epoch,
- * which changes less often. Both epochs are gc_watch.h's.
+ * Why the cache's tags are what they are: Ruby frees an object only when
+ * it sweeps, after a marking that did not reach it. A frame object on the
+ * stack at a capture made while no marking is in progress was reached by
+ * the last marking (it is reachable now, and nothing unreachable becomes
+ * reachable again) or allocated since, so it lives at least until the next
+ * marking begins — and its address holds it until then. Every GC start
+ * counts one in rb_gc_count(), so an entry tagged with that count serves
+ * until the next GC. An old object is freed by a major GC only (which is
+ * also the only GC that moves objects), so it is tagged with the count of
+ * major GCs, which changes less often. A capture made while a marking is
+ * in progress (Ruby marks a major GC incrementally, between stretches of
+ * the program) has no such promise — the object may drop out of reach
+ * before the marking finishes — and is not cached; nor is one made
+ * inside GC. Both counts are Ruby's own, whichever Ractor's thread runs
+ * the GC.
  */
 #include "frame_capture.h"
 
@@ -26,7 +28,6 @@
 #include "../profile/schema.h"
 #include "aggregator.h"
 #include "frame_names.h"
-#include "gc_watch.h"
 
 #define CACHE_SLOTS 8192 /* direct-mapped: a collision costs a lookup */
 #define LABEL_MAX 1024
@@ -40,10 +41,20 @@ typedef struct cache_entry {
 static cache_entry cache[CACHE_SLOTS];
 
 static uint32_t capped_name = RP_IDX_NONE;
+static VALUE sym_major_gc_count = Qnil, sym_state = Qnil, sym_marking = Qnil;
+static size_t seen_count = SIZE_MAX, seen_major; /* rb_gc_count() and major GCs then */
 
 void rp_frame_capture_init(void)
 {
-    rp_gc_watch_init();
+    if (sym_state != Qnil)
+        return;
+    /* Ruby makes its GC stat and info symbols at the first call, which
+     * must not be inside an allocation. */
+    sym_major_gc_count = ID2SYM(rb_intern("major_gc_count"));
+    sym_state = ID2SYM(rb_intern("state"));
+    sym_marking = ID2SYM(rb_intern("marking"));
+    rb_gc_stat(sym_major_gc_count);
+    rb_gc_latest_gc_info(sym_state);
 }
 
 /* --- names, read without allocating ------------------------------------ */
@@ -178,7 +189,18 @@ typedef struct tags {
 
 static tags tags_now(void)
 {
-    return (tags){rp_gc_watch_epoch() << 1, rp_gc_watch_major_epoch() << 1 | 1};
+    size_t count = rb_gc_count();
+    if (count != seen_count) {
+        seen_count = count;
+        seen_major = rb_gc_stat(sym_major_gc_count);
+    }
+    return (tags){(uint64_t)count << 1, (uint64_t)seen_major << 1 | 1};
+}
+
+/* Whether an entry made now holds until its tag changes. */
+static bool may_cache(void)
+{
+    return !rb_during_gc() && rb_gc_latest_gc_info(sym_state) != sym_marking;
 }
 
 static uint32_t name_of(VALUE frame, tags now)
@@ -187,7 +209,7 @@ static uint32_t name_of(VALUE frame, tags now)
     if (e->frame == frame && e->tag == ((e->tag & 1) ? now.old : now.young))
         return e->name;
     uint32_t name = resolve(frame);
-    if (name != RP_IDX_NONE && !rb_during_gc())
+    if (name != RP_IDX_NONE && may_cache())
         *e = (cache_entry){frame, RB_OBJ_PROMOTED_RAW(frame) ? now.old : now.young, name};
     return name;
 }

@@ -2,47 +2,105 @@
  * agent/gc_watch.c — the agent's hook on Ruby's GC phases. See
  * gc_watch.h.
  *
- * Why GC_EXIT after GC_END_MARK is the moment: Ruby's marking ends inside
- * a GC step, which goes on to start the sweep (freeing the dead objects
- * of the first pages, or of all with an immediate sweep) and then exits.
- * No object is allocated inside GC, so at that exit a dead object is
- * either T_NONE/T_ZOMBIE already or unmarked on a page still to be swept
- * — both of which rb_objspace_garbage_object_p reports — and a live one
- * is marked (an old object is marked in a minor GC too). Objects that
- * compaction moved have been re-keyed by their owners' compaction
- * callbacks before the step exits.
+ * Why the end of marking is the moment: Ruby's marking ends inside a GC
+ * step (gc_marks_finish), which calls the GC_END_MARK hooks and only then
+ * sweeps (freeing the unmarked) and, for GC.compact or auto-compaction,
+ * moves the marked — filling slots it has just freed with them. Later, a
+ * freed object's slot may hold another object; at GC_END_MARK it still
+ * holds the dead one, unmarked, and every live object is marked (an old
+ * one in a minor GC too: its bit is kept from one GC to the next).
  */
 #include "gc_watch.h"
 
-#define WATCHERS_MAX 4
+#include "ruby_layout.h"
 
-static uint64_t epoch, major_epoch;
-static bool gc_is_major = true;
-static bool marking_done;
+#define WATCHERS_MAX 4
+#define PROBES 8 /* objects made to die for the layout check */
+
 static bool hooked;
+static size_t last_count; /* rb_gc_count() at the last marking end seen */
+static size_t last_major;  /* major GCs then */
+static bool missed_major;
+static VALUE sym_major_gc_count = Qnil;
 static VALUE sym_major_by = Qnil;
 static rp_gc_watcher *watchers[WATCHERS_MAX];
 static int watcher_count;
 
-/* GC hook — inside GC, GVL held. */
-static void on_gc_phase(rb_event_flag_t event, VALUE data, VALUE self, ID mid, VALUE klass)
+/* The layout check: unknown until the first marking end with its probes
+ * ready, then known to hold or not. The probes are objects the agent
+ * makes and drops at start, kept here as numbers (this memory is no GC
+ * root), so the first marking finds them dead. */
+static enum { LAYOUT_UNCHECKED, LAYOUT_HOLDS, LAYOUT_FAILS } layout = LAYOUT_UNCHECKED;
+static uintptr_t probes[PROBES];
+static bool constants_hold;
+
+/* Main thread at start: GC::INTERNAL_CONSTANTS says the sizes ruby_layout.h
+ * assumes. */
+static bool size_is(VALUE constants, const char *key, long want)
 {
-    (void)data, (void)self, (void)mid, (void)klass;
-    if (event & RUBY_INTERNAL_EVENT_GC_EXIT) {
-        if (!marking_done)
-            return;
-        marking_done = false;
-        for (int i = 0; i < watcher_count; i++)
-            watchers[i](gc_is_major);
-        return;
+    VALUE v = rb_hash_aref(constants, ID2SYM(rb_intern(key)));
+    return FIXNUM_P(v) && FIX2LONG(v) == want;
+}
+
+static bool check_constants(void)
+{
+    if (!ruby_api_version || ruby_api_version[0] != 3 || ruby_api_version[1] != 4)
+        return false;
+    VALUE gc = rb_const_get(rb_cObject, rb_intern("GC"));
+    if (!RTEST(rb_const_defined(gc, rb_intern("INTERNAL_CONSTANTS"))))
+        return false;
+    VALUE c = rb_const_get(gc, rb_intern("INTERNAL_CONSTANTS"));
+    return RB_TYPE_P(c, T_HASH) && size_is(c, "BASE_SLOT_SIZE", RP_HEAP_BASE_SLOT_SIZE) &&
+           size_is(c, "RVALUE_OVERHEAD", 0) && size_is(c, "HEAP_PAGE_SIZE", RP_HEAP_PAGE_SIZE) &&
+           size_is(c, "HEAP_PAGE_BITMAP_SIZE", RP_HEAP_BITMAP_WORDS * 8);
+}
+
+/* Not inlined, so that no copy of a probe's address is left in a live
+ * frame or register for the GC's conservative scan to find. */
+__attribute__((noinline)) static void make_probes(void)
+{
+    for (int i = 0; i < PROBES; i++)
+        probes[i] = (uintptr_t)rb_ary_new() ^ UINTPTR_MAX;
+}
+
+/* Inside GC, at the first marking end: a class is marked and at least one
+ * probe is not (all marked: a probe left on a stack, or made during an
+ * incremental marking — not proof of a wrong layout, but no proof of a
+ * right one either). */
+static void check_layout(void)
+{
+    bool live_ok = rp_heap_page_matches(rb_cObject) && rp_heap_marked(rb_cObject);
+    bool dead_seen = false;
+    for (int i = 0; i < PROBES && live_ok; i++) {
+        VALUE probe = (VALUE)(probes[i] ^ UINTPTR_MAX);
+        if (!rp_heap_page_matches(probe))
+            live_ok = false;
+        else if (!rp_heap_marked(probe))
+            dead_seen = true;
     }
-    if (event & RUBY_INTERNAL_EVENT_GC_START)
-        gc_is_major = sym_major_by != Qnil && rb_gc_latest_gc_info(sym_major_by) != Qnil;
-    if (event & RUBY_INTERNAL_EVENT_GC_END_MARK)
-        marking_done = true;
-    epoch++;
-    if (gc_is_major)
-        major_epoch++;
+    layout = constants_hold && live_ok && dead_seen ? LAYOUT_HOLDS : LAYOUT_FAILS;
+}
+
+/* GC hook — inside GC, GVL held, at the end of a marking. */
+static void on_marking_end(rb_event_flag_t event, VALUE data, VALUE self, ID mid, VALUE klass)
+{
+    (void)event, (void)data, (void)self, (void)mid, (void)klass;
+    if (layout == LAYOUT_UNCHECKED)
+        check_layout();
+    if (watcher_count < 0)
+        return; /* told already that marks cannot be read */
+    size_t count = rb_gc_count(), majors = rb_gc_stat(sym_major_gc_count);
+    bool major = rb_gc_latest_gc_info(sym_major_by) != Qnil;
+    rp_gc_marks marks = layout == LAYOUT_FAILS ? RP_MARKS_UNREADABLE
+                        : count - last_count > 1 ? RP_MARKS_MISSED
+                                                 : RP_MARKS_READABLE;
+    missed_major = majors - last_major > (major ? 1u : 0u);
+    last_count = count;
+    last_major = majors;
+    for (int i = 0; i < watcher_count; i++)
+        watchers[i](major, marks);
+    if (marks == RP_MARKS_UNREADABLE)
+        watcher_count = -1;
 }
 
 void rp_gc_watch_init(void)
@@ -54,31 +112,39 @@ void rp_gc_watch_init(void)
      * inside GC. */
     sym_major_by = ID2SYM(rb_intern("major_by"));
     rb_gc_latest_gc_info(sym_major_by);
-    rb_add_event_hook(on_gc_phase,
-                      RUBY_INTERNAL_EVENT_GC_START | RUBY_INTERNAL_EVENT_GC_END_MARK | RUBY_INTERNAL_EVENT_GC_EXIT,
-                      Qnil);
+    sym_major_gc_count = ID2SYM(rb_intern("major_gc_count"));
+    constants_hold = check_constants();
+    if (constants_hold)
+        make_probes();
+    else
+        layout = LAYOUT_FAILS;
+    /* A GC under way (its marking in stretches between the program's)
+     * counts as seen: its marking ends next. */
+    last_count = rb_gc_count();
+    last_major = rb_gc_stat(sym_major_gc_count);
+    rb_add_event_hook(on_marking_end, RUBY_INTERNAL_EVENT_GC_END_MARK, Qnil);
 }
 
-uint64_t rp_gc_watch_epoch(void)
-{
-    return epoch;
-}
-
-uint64_t rp_gc_watch_major_epoch(void)
-{
-    return major_epoch;
-}
-
-void rp_gc_watch_after_marking(rp_gc_watcher *fn)
+void rp_gc_watch_at_marking_end(rp_gc_watcher *fn)
 {
     for (int i = 0; i < watcher_count; i++)
         if (watchers[i] == fn)
             return;
-    if (watcher_count < WATCHERS_MAX)
+    if (watcher_count >= 0 && watcher_count < WATCHERS_MAX)
         watchers[watcher_count++] = fn;
 }
 
-bool rp_gc_watch_is_dead(VALUE obj)
+bool rp_gc_watch_marks_known(void)
 {
-    return rb_objspace_garbage_object_p && rb_objspace_garbage_object_p(obj);
+    return layout != LAYOUT_FAILS;
+}
+
+bool rp_gc_watch_missed_major(void)
+{
+    return missed_major;
+}
+
+bool rp_gc_watch_marked(VALUE obj)
+{
+    return rp_heap_marked(obj);
 }

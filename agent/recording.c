@@ -11,6 +11,7 @@ static rp_recording recordings[RP_RECORDINGS];
 /* Clock epochs count up across recordings, so an epoch never comes back
  * (a thread's clock of a closed session is never taken for a new one's). */
 static uint32_t last_epoch;
+uint32_t rp_recordings_accepting_changed; /* GVL holders only */
 
 rp_recording *rp_recording_get(rp_rec_id id)
 {
@@ -32,6 +33,14 @@ static void accept(rp_recording *r)
     atomic_store(&r->next_tick_ns, (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec + r->period_ns);
     atomic_store(&r->trigger_count, r->stats.sampling_count);
     atomic_store(&r->accepting, true);
+    rp_recordings_accepting_changed++;
+}
+
+/* Takes no more samples. */
+static void refuse(rp_recording *r)
+{
+    atomic_store(&r->accepting, false);
+    rp_recordings_accepting_changed++;
 }
 
 void rp_recording_open(rp_rec_id id, const rp_rec_config *cfg, bool paused)
@@ -39,7 +48,7 @@ void rp_recording_open(rp_rec_id id, const rp_rec_config *cfg, bool paused)
     rp_recording *r = &recordings[id];
     /* The tick reads a recording only while it accepts (acquire): none
      * sees the fields below change under it. */
-    atomic_store(&r->accepting, false);
+    refuse(r);
     r->cfg = *cfg;
     atomic_store_explicit(&r->period_ns, 1000000000LL / cfg->frequency, memory_order_relaxed);
     r->min_charge_ns = r->period_ns / 2;
@@ -53,13 +62,14 @@ void rp_recording_open(rp_rec_id id, const rp_rec_config *cfg, bool paused)
 void rp_recording_close(rp_rec_id id)
 {
     rp_recording *r = &recordings[id];
-    atomic_store(&r->accepting, false);
+    refuse(r);
     r->open = false;
 }
 
 void rp_recording_pause(rp_rec_id id)
 {
-    atomic_store(&recordings[id].accepting, false);
+    if (atomic_load(&recordings[id].accepting))
+        refuse(&recordings[id]);
 }
 
 void rp_recording_resume(rp_rec_id id)
@@ -75,6 +85,7 @@ uint32_t rp_recordings_epoch(void)
 {
     return last_epoch;
 }
+
 
 bool rp_recordings_any_open(void)
 {

@@ -81,6 +81,11 @@ void rp_recording_resume(rp_rec_id id);
 /* The newest clock epoch of any recording. */
 uint32_t rp_recordings_epoch(void);
 
+/* GVL held: a count that changes whenever a recording starts or stops
+ * accepting samples (allocations.c re-arms its countdown on it; read on
+ * every allocation, so a variable rather than a call). */
+extern uint32_t rp_recordings_accepting_changed;
+
 /* Whether any recording is open. */
 bool rp_recordings_any_open(void);
 /* The highest frequency of the accepting recordings, or 0 when none is:

@@ -60,6 +60,7 @@
 #pragma weak rb_gc_register_address
 #pragma weak rb_gc_mark
 #pragma weak rb_gc_stat
+#pragma weak rb_gc_count
 #pragma weak rb_intern2
 #pragma weak rb_id2sym
 #pragma weak rb_protect
@@ -90,6 +91,7 @@ VALUE rb_class_get_superclass(VALUE klass);
 
 /* The Rperf API (api.c, profile_hash.c, ruby_lib.c). */
 #pragma weak rb_ary_entry
+#pragma weak rb_ary_new
 #pragma weak rb_ary_new_capa
 #pragma weak rb_ary_new_from_args
 #pragma weak rb_ary_push

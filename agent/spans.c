@@ -52,8 +52,7 @@ typedef struct span_time {
  * its fiber is suspended (waiting for I/O or a timer through the fiber
  * scheduler, or for its turn), counted as blocked. */
 struct rp_open_span {
-    VALUE fiber;       /* whose request it is (not marked: Qfalse once the GC freed it) */
-    VALUE fiber_class; /* its class, to tell it from an object moved into its slot */
+    VALUE fiber;     /* whose request it is (not marked: Qfalse once found dead) */
     uint32_t depth;  /* Rperf.request blocks of that fiber it is inside */
     int64_t mono_ns, real_ns, queue_ns;
     span_time spent;       /* its thread's time while it was the current request */
@@ -446,7 +445,6 @@ static struct rp_open_span *open_span(rp_thread *t, struct rp_thread_spans *ts, 
     ts->open[ts->count++] = o;
     int64_t now = rp_monotonic_ns();
     o->fiber = fiber;
-    o->fiber_class = rb_obj_class(fiber);
     o->depth = 1;
     o->count = o->frame_count = 0;
     o->spilled = false;
@@ -651,34 +649,57 @@ void rp_spans_spill_open(void)
     each_open(spill_open);
 }
 
-/* gc_watch.h watcher — inside GC, after a marking: a request whose fiber
- * the marking found dead loses it, so that no new fiber taking its
- * address takes the request over; the request ends on its thread's next
- * fiber switch or request (close_orphans), at the thread's end or at the
- * part's. Open requests do not keep their fibers alive. */
+/* gc_watch.h watcher — inside GC, at the end of a marking, before the
+ * sweep: a request whose fiber the marking did not reach (the program
+ * dropped it inside the block) lets go of it, so that no new fiber taking
+ * its address takes the request over; the request ends on its thread's
+ * next fiber switch or request (close_orphans), at the thread's end or at
+ * the part's. Open requests do not keep their fibers alive — except where
+ * mark bits cannot be read: then every open request lets go of its fiber
+ * once, and from then on fibers are marked (mark_fibers). After GCs the
+ * hook did not see (another Ractor's thread ran them), the requests whose
+ * fiber they could have freed (a young one; any, after a major GC) let go
+ * of it too. */
+static bool marks_unknown, marks_missed;
+
 static void orphan_dead(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_span *o)
 {
     (void)t, (void)ts;
-    if (o->fiber != Qfalse &&
-        (rp_gc_watch_is_dead(o->fiber) || !RB_TYPE_P(o->fiber, T_DATA) ||
-         rb_class_real(RBASIC(o->fiber)->klass) != o->fiber_class))
+    bool may_have_died = marks_unknown || (marks_missed && (rp_gc_watch_missed_major() ||
+                                                            !RB_OBJ_PROMOTED_RAW(o->fiber)));
+    if (o->fiber != Qfalse && (may_have_died || !rp_gc_watch_marked(o->fiber)))
         o->fiber = Qfalse;
 }
 
-static void after_marking(bool major)
+static void at_marking_end(bool major, rp_gc_marks marks)
 {
     (void)major;
+    marks_unknown = marks == RP_MARKS_UNREADABLE;
+    marks_missed = marks == RP_MARKS_MISSED;
     each_open(orphan_dead);
 }
 
-/* GVL held, inside GC, after objects moved (fibers and classes too). */
+/* GVL held, inside GC, marking: only where mark bits cannot be read. */
+static void mark_fiber(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_span *o)
+{
+    (void)t, (void)ts;
+    if (o->fiber != Qfalse)
+        rb_gc_mark(o->fiber);
+}
+
+static void mark_fibers(void *unused)
+{
+    (void)unused;
+    if (marks_unknown)
+        each_open(mark_fiber);
+}
+
+/* GVL held, inside GC, after objects moved. */
 static void relocate_open(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_span *o)
 {
     (void)t, (void)ts;
-    if (o->fiber != Qfalse) {
+    if (o->fiber != Qfalse)
         o->fiber = rb_gc_location(o->fiber);
-        o->fiber_class = rb_gc_location(o->fiber_class);
-    }
 }
 
 static void relocate_spans(void *unused)
@@ -689,7 +710,7 @@ static void relocate_spans(void *unused)
 
 static const rb_data_type_t compact_type = {
     .wrap_struct_name = "rperf_agent_spans",
-    .function = {.dcompact = relocate_spans},
+    .function = {.dmark = mark_fibers, .dcompact = relocate_spans},
 };
 
 static VALUE gc_object = Qnil;
@@ -776,9 +797,10 @@ void rp_spans_init(long k, long ms, bool lines)
     slow_ns = ms > 0 ? (int64_t)ms * 1000000 : 0;
     record_lines = lines;
     span_pid = (uint64_t)getpid();
-    rp_gc_watch_after_marking(after_marking);
+    marks_unknown = !rp_gc_watch_marks_known();
+    rp_gc_watch_at_marking_end(at_marking_end);
     if (gc_object == Qnil) {
-        /* Ruby updates a data object at compaction only when it has data */
+        /* Ruby marks and updates a data object only when it has data */
         gc_object = rb_data_typed_object_wrap(0, &keep, &compact_type);
         rb_gc_register_address(&gc_object);
     }

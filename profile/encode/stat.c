@@ -183,7 +183,7 @@ static void write_unfollowed(rp_out *out, const rp_meta *m)
 {
     if (m->alloc_unfollowed > 0)
         rp_out_printf(out,
-                      "  NOTE: %" PRId64 " sampled objects were not followed (RPERF_ALLOC_FOLLOW reached): "
+                      "  NOTE: %" PRId64 " sampled objects were not followed (RPERF_ALLOC_FOLLOW reached, or GCs run by another Ractor): "
                       "retained objects are undercounted\n",
                       m->alloc_unfollowed);
 }

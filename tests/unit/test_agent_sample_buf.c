@@ -186,7 +186,8 @@ static void test_prefault_maps_ahead_of_the_writer(void **state)
     if (!kernel_can_populate())
         skip(); /* Linux before 5.14: the sampler takes its own page faults */
     rp_sample_buf *b = rp_sample_buf_active();
-    const size_t window = 64 * 1024;
+    /* sample_buf.c's window: RP_STACK_MAX * 16 frames (32 KB of names) */
+    const size_t window = RP_STACK_MAX * 16 * sizeof(b->frames[0]);
     /* the far end of a fresh buffer is not mapped yet */
     size_t tail_before = resident_pages(&b->frames[RP_BUF_FRAMES / 2], window);
     rp_sample_buf_prefault();
