@@ -83,6 +83,9 @@ int rp_options_parse(rp_options *o, int c, const char *arg)
         return parse_time_bound("--since", arg, &o->window.since);
     case RP_OPT_UNTIL:
         return parse_time_bound("--until", arg, &o->window.until);
+    case RP_OPT_HIDE_IDLE:
+        o->hide_idle = true;
+        return 1;
     case RP_OPT_MEASURE: {
         int m = rp_measure_parse(arg);
         if (m < 0)

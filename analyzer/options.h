@@ -24,11 +24,12 @@ typedef struct rp_options {
     rp_tag_filters tags;   /* --tagfocus, --tagignore */
     rp_time_window window; /* --since / --until: which parts are read */
     rp_measure measure;    /* --measure: what the weights shown are */
+    bool hide_idle;        /* --hide-idle: threads blocked all along left out */
 } rp_options;
 
 /* getopt_long values of the shared options (above any character). */
 enum { RP_OPT_TOP = 0x1000, RP_OPT_LINES, RP_OPT_TAGFOCUS, RP_OPT_TAGIGNORE, RP_OPT_SINCE,
-       RP_OPT_UNTIL, RP_OPT_MEASURE };
+       RP_OPT_UNTIL, RP_OPT_MEASURE, RP_OPT_HIDE_IDLE };
 
 #define RP_SHARED_OPTIONS                                    \
     {"top", required_argument, NULL, RP_OPT_TOP},            \
@@ -37,7 +38,8 @@ enum { RP_OPT_TOP = 0x1000, RP_OPT_LINES, RP_OPT_TAGFOCUS, RP_OPT_TAGIGNORE, RP_
     {"tagignore", required_argument, NULL, RP_OPT_TAGIGNORE},  \
     {"since", required_argument, NULL, RP_OPT_SINCE},          \
     {"until", required_argument, NULL, RP_OPT_UNTIL},          \
-    {"measure", required_argument, NULL, RP_OPT_MEASURE}
+    {"measure", required_argument, NULL, RP_OPT_MEASURE},      \
+    {"hide-idle", no_argument, NULL, RP_OPT_HIDE_IDLE}
 
 /* The text of the shared options for --help. */
 #define RP_SHARED_OPTIONS_HELP                                                    \
@@ -56,7 +58,11 @@ enum { RP_OPT_TOP = 0x1000, RP_OPT_LINES, RP_OPT_TAGFOCUS, RP_OPT_TAGIGNORE, RP_
     "                             (allocated objects), retained (objects alive at\n" \
     "                             the end), retained-bytes; or pprof's names\n"    \
     "                             alloc_objects, inuse_objects, inuse_space (for\n"  \
-    "                             profiles recorded with RPERF_ALLOC=N)\n"
+    "                             profiles recorded with RPERF_ALLOC=N)\n"        \
+    "  --hide-idle                leave out idle threads: those that spent 99% or\n" \
+    "                             more of their time off the GVL (%GVL=blocked:\n"  \
+    "                             waiting for work, I/O or a timer; wall mode), and\n" \
+    "                             say how much time that was\n"
 
 void rp_options_init(rp_options *o);
 void rp_options_free(rp_options *o);

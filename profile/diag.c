@@ -35,3 +35,11 @@ void rp_warn(const char *fmt, ...)
     emit("warning", fmt, ap);
     va_end(ap);
 }
+
+void rp_note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    emit("note", fmt, ap);
+    va_end(ap);
+}

@@ -7,8 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/hash.h"
+#include "../common/idxset.h"
 #include "../common/vec.h"
 #include "diag.h"
+#include "vm_state.h"
 
 int rp_tag_filters_add(rp_tag_filters *f, const char *arg, bool ignore, char *why, size_t size)
 {
@@ -125,5 +128,124 @@ int rp_filter_apply(rp_profile *p, const rp_tag_filters *f)
     for (int k = 0; k < RP_MEASURES && rc == 0; k++)
         rc = filter_table(p, rp_profile_table(p, (rp_measure)k), cs, f->count, by_set);
     free(by_set);
+    return rc;
+}
+
+/* --- idle threads --------------------------------------------------------- */
+
+typedef struct thread_time {
+    uint32_t pid, seq; /* pid: rp_profile_process_of's */
+    int64_t total, blocked;
+} thread_time;
+
+typedef struct thread_times {
+    thread_time *items;
+    size_t count, cap;
+    rp_idxset index;
+} thread_times;
+
+typedef struct thread_key_ctx {
+    const thread_times *t;
+    uint32_t pid, seq;
+} thread_key_ctx;
+
+static bool same_thread(const void *ctx, uint32_t i)
+{
+    const thread_key_ctx *k = ctx;
+    return k->t->items[i].pid == k->pid && k->t->items[i].seq == k->seq;
+}
+
+static uint64_t thread_hash(uint32_t pid, uint32_t seq)
+{
+    return rp_hash_combine(rp_hash_mix64(pid), seq);
+}
+
+/* The entry of thread (pid, seq), added when new; NULL when out of memory. */
+static thread_time *thread_of(thread_times *t, uint32_t pid, uint32_t seq)
+{
+    thread_key_ctx k = {t, pid, seq};
+    uint32_t i = rp_idxset_find(&t->index, thread_hash(pid, seq), same_thread, &k);
+    if (i != RP_IDX_NONE)
+        return &t->items[i];
+    if (RP_VEC_RESERVE(t->items, t->cap, t->count + 1) != 0 ||
+        rp_idxset_insert(&t->index, thread_hash(pid, seq), (uint32_t)t->count) != 0)
+        return NULL;
+    t->items[t->count] = (thread_time){pid, seq, 0, 0};
+    return &t->items[t->count++];
+}
+
+/* Each label set's process and whether it is %GVL=blocked. */
+static int describe_sets(const rp_profile *p, uint32_t **pid_of, bool **blocked)
+{
+    *pid_of = rp_alloc_array(p->label_set_count + 1, sizeof(**pid_of));
+    *blocked = rp_alloc_array(p->label_set_count + 1, sizeof(**blocked));
+    if (!*pid_of || !*blocked)
+        return -1;
+    rp_label_key gvl = rp_label_key_of(p, rp_vm_state_labels[RP_VM_GVL_BLOCKED].key);
+    const char *blocked_value = rp_vm_state_labels[RP_VM_GVL_BLOCKED].value;
+    for (size_t i = 0; i < p->label_set_count; i++) {
+        (*pid_of)[i] = rp_profile_process_of(p, (uint32_t)i);
+        uint32_t v = gvl.id == RP_IDX_NONE ? RP_IDX_NONE : rp_profile_label_value(p, (uint32_t)i, gvl.id);
+        (*blocked)[i] = v != RP_IDX_NONE && strcmp(rp_profile_str(p, v), blocked_value) == 0;
+    }
+    return 0;
+}
+
+/* Keeps the samples of `table` whose thread is not idle. */
+static int drop_idle(rp_sample_table *table, thread_times *t, const uint32_t *pid_of)
+{
+    rp_sample_table kept;
+    rp_sample_table_init(&kept, table->aggregate);
+    for (size_t i = 0; i < table->count; i++) {
+        const rp_sample *s = &table->samples[i];
+        thread_key_ctx k = {t, pid_of[s->label_set], s->thread_seq};
+        uint32_t at = rp_idxset_find(&t->index, thread_hash(k.pid, k.seq), same_thread, &k);
+        bool idle = at != RP_IDX_NONE && t->items[at].total > 0 &&
+                    (double)t->items[at].blocked >= RP_IDLE_BLOCKED_SHARE * (double)t->items[at].total;
+        if (!idle && rp_sample_table_add(&kept, s->stack, s->thread_seq, s->label_set, s->weight) != RP_SAMPLE_OK) {
+            rp_sample_table_free(&kept);
+            return -1;
+        }
+    }
+    rp_sample_table_free(table);
+    *table = kept;
+    return 0;
+}
+
+int rp_filter_idle_threads(rp_profile *p, rp_idle_threads *out)
+{
+    *out = (rp_idle_threads){0};
+    uint32_t *pid_of = NULL;
+    bool *blocked = NULL;
+    thread_times t = {0};
+    rp_idxset_init(&t.index);
+    int rc = describe_sets(p, &pid_of, &blocked);
+    const rp_sample_table *time = rp_profile_table(p, RP_MEASURE_TIME);
+    for (size_t i = 0; rc == 0 && i < time->count; i++) {
+        const rp_sample *s = &time->samples[i];
+        thread_time *th = thread_of(&t, pid_of[s->label_set], s->thread_seq);
+        if (!th) {
+            rc = -1;
+            break;
+        }
+        rp_add_saturating(&th->total, s->weight);
+        if (blocked[s->label_set])
+            rp_add_saturating(&th->blocked, s->weight);
+    }
+    for (size_t i = 0; rc == 0 && i < t.count; i++) {
+        out->of_threads++;
+        if (t.items[i].total > 0 && (double)t.items[i].blocked >= RP_IDLE_BLOCKED_SHARE * (double)t.items[i].total) {
+            out->threads++;
+            rp_add_saturating(&out->weight, t.items[i].total);
+        }
+    }
+    for (int k = 0; rc == 0 && out->threads > 0 && k < RP_MEASURES; k++)
+        rc = drop_idle(rp_profile_table(p, (rp_measure)k), &t, pid_of);
+    free(pid_of);
+    free(blocked);
+    free(t.items);
+    rp_idxset_free(&t.index);
+    if (rc != 0)
+        rp_error("out of memory");
     return rc;
 }

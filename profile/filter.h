@@ -5,8 +5,9 @@
  * filter matches a sample when its label KEY (or, without a key, any of
  * its labels) has a value matching a regular expression; thread_seq is a
  * key too. A sample is kept when every focus filter matches and no ignore
- * filter does. Selection by time is loading's (load.h), as is the choice
- * between per-line and per-method frames.
+ * filter does. And --hide-idle: leaving out the threads that spent the
+ * recording off the GVL. Selection by time is loading's (load.h), as is
+ * the choice between per-line and per-method frames.
  */
 #ifndef RPERF_PROFILE_FILTER_H
 #define RPERF_PROFILE_FILTER_H
@@ -39,5 +40,21 @@ void rp_tag_filters_free(rp_tag_filters *f);
 /* Keeps only the samples of `p` that `f` selects. Returns 0, or -1 after
  * an error line (out of memory; `p` is then unchanged). */
 int rp_filter_apply(rp_profile *p, const rp_tag_filters *f);
+
+/* What --hide-idle left out. */
+typedef struct rp_idle_threads {
+    size_t threads, of_threads; /* idle threads, and threads in all */
+    int64_t weight;             /* their time (time measure) */
+} rp_idle_threads;
+
+/* An idle thread spent at least this share of its time off the GVL
+ * (%GVL=blocked: an idle worker, a thread waiting for I/O or a timer);
+ * the viewer's switch counts them the same way. */
+#define RP_IDLE_BLOCKED_SHARE 0.99
+
+/* --hide-idle: leaves the samples of idle threads (each process's threads
+ * apart) out of every measure, as their time says. Returns 0 with what it
+ * left out in *out, or -1 after an error line (out of memory). */
+int rp_filter_idle_threads(rp_profile *p, rp_idle_threads *out);
 
 #endif

@@ -83,6 +83,27 @@
   const leaves = data.leaves; // node, thread_seq, label_set, weight
   const leafCount = leaves.length / 4;
 
+  // --- idle threads ------------------------------------------------------------------------
+  // A thread that spent 99% or more of its time off the GVL (%GVL=blocked:
+  // an idle worker, a thread waiting for I/O or a timer), as rperf-analyze
+  // --hide-idle counts them; `idleWeight` is their time.
+  const IDLE_SHARE = 0.99;
+  const { idleThreads, idleWeight } = (() => {
+    const total = new Map(), blocked = new Map();
+    for (let i = 0; i < leafCount; i++) {
+      const seq = leaves[4 * i + 1], set = leaves[4 * i + 2], w = leaves[4 * i + 3];
+      const t = threadKey(set, seq);
+      total.set(t, (total.get(t) || 0) + w);
+      if (setLabels[set].get('%GVL') === 'blocked') blocked.set(t, (blocked.get(t) || 0) + w);
+    }
+    const idle = new Set();
+    let weight = 0;
+    for (const [t, w] of total) {
+      if (w > 0 && (blocked.get(t) || 0) >= IDLE_SHARE * w) { idle.add(t); weight += w; }
+    }
+    return { idleThreads: idle, idleWeight: weight };
+  })();
+
   // A differential page (rperf-analyze diff --html): the base's total at
   // each embedded node's path (-1: the base has no such path).
   const diff = data.diff || null;
@@ -91,7 +112,7 @@
   // --- filters ---------------------------------------------------------------------------
   const state = {
     search: null, focusFrame: -1, tagfocus: [], tagignore: [], tagroot: [], tagleaf: [],
-    process: '', thread: '', flame: false, zoomPath: [], sort: 'self',
+    process: '', thread: '', hideIdle: false, flame: false, zoomPath: [], sort: 'self',
     range: null, // { from, to } in ns: the time strip's selection
   };
 
@@ -143,6 +164,7 @@
       if (ok === undefined) {
         ok = (!state.process || setProcess[set] === state.process) &&
           (!state.thread || threadKey(set, seq) === state.thread) &&
+          !(state.hideIdle && idleThreads.has(threadKey(set, seq))) &&
           (!state.tagfocus.length || matchesAny(state.tagfocus, set, seq)) &&
           !(state.tagignore.length && matchesAny(state.tagignore, set, seq));
         cache.set(key, ok);
@@ -732,6 +754,13 @@
     span.dataset.ns = String(shownTotal);
     span.textContent = `Shown: ${val(shownTotal)} of ${val(data.total_ns)} (${pct(shownTotal, data.total_ns)})`;
     st.append(span);
+    if (state.hideIdle) {
+      const idle = document.createElement('span');
+      idle.id = 'idle-hidden';
+      idle.textContent = `${idleThreads.size} idle thread${idleThreads.size === 1 ? '' : 's'} hidden ` +
+        `(${val(idleWeight)}, ${pct(idleWeight, data.total_ns)} of the time)`;
+      st.append(' — ', idle);
+    }
     const result = document.createElement('span');
     result.id = 'search-result';
     st.append(' ', result);
@@ -784,6 +813,7 @@
     state.tagleaf = parseKeys($('tagleaf').value);
     state.process = $('process').value;
     state.thread = $('thread').value;
+    state.hideIdle = $('hide-idle').checked;
     state.flame = $('flame-order').checked;
     return true;
   }
@@ -799,13 +829,14 @@
   }
   for (const id of ['search', 'tagfocus', 'tagignore', 'tagroot', 'tagleaf'])
     $(id).addEventListener('input', onControl);
-  for (const id of ['process', 'thread', 'flame-order']) $(id).addEventListener('change', onControl);
+  for (const id of ['process', 'thread', 'hide-idle', 'flame-order']) $(id).addEventListener('change', onControl);
   $('controls').addEventListener('submit', (ev) => { ev.preventDefault(); onControl(); });
   $('reset').addEventListener('click', () => {
     for (const id of ['search', 'tagfocus', 'tagignore', 'tagroot']) $(id).value = '';
     $('tagleaf').value = '%GVL, %GC';
     $('process').value = '';
     $('thread').value = '';
+    $('hide-idle').checked = false;
     $('flame-order').checked = false;
     state.focusFrame = -1;
     state.zoomPath = [];
@@ -965,6 +996,7 @@
       }));
     },
     shownTotal: () => shown.total[0],
+    idleThreads: () => [...idleThreads],
     measure: () => (data.measures && data.measures[wantedMeasure] ? wantedMeasure : topMeasure),
     unit: UNIT,
     zoomedName: () => nameOf(shown.frame[zoomNode]),
@@ -976,7 +1008,7 @@
   function setUpDiff() {
     if (!diff) return;
     $('tagleaf').value = '';
-    for (const id of ['tagfocus', 'tagignore', 'tagroot', 'tagleaf', 'process', 'thread']) {
+    for (const id of ['tagfocus', 'tagignore', 'tagroot', 'tagleaf', 'process', 'thread', 'hide-idle']) {
       $(id).disabled = true;
       $(id).title = 'not on a differential page';
     }
@@ -1009,6 +1041,7 @@
   setUpMeasures();
   setUpRequests();
   fillChoices();
+  $('idle-box').hidden = idleThreads.size === 0;
   setUpDiff();
   readControls();
   update();

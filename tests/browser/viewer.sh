@@ -43,6 +43,29 @@ grep -q 'id="folded-note"' "$WORK/folded.html" || fail "the folded page folds no
 export VIEWER_FOLDED_PAGE="$WORK/folded.html" VIEWER_SPREAD_MS
 VIEWER_SPREAD_MS=$(report=$("$ANALYZE" report --top 200 "$WORK/folded.json.gz") &&
     awk '/Cumulative:/ { c = 1 } c && $4 == "Util#spread" { gsub(",", "", $1); print $1; exit }' <<<"$report")
+# A server-shaped wall-mode run: six worker threads waiting on a queue all
+# along (idle) beside the main thread's work. rperf-analyze --hide-idle
+# leaves the six out and says so; the page's switch does the same.
+cat >"$WORK/idle.rb" <<'RUBY'
+require "cpu_burn"
+queue = Queue.new
+workers = 6.times.map { Thread.new { queue.pop } }
+sleep 0.05
+burn_cpu(0.4)
+6.times { queue << :stop }
+workers.each(&:join)
+RUBY
+RPERF_MODE=wall profiled "$WORK/idle" "$RUBY" "$WORK/idle.rb"
+"$ANALYZE" report --hide-idle "$WORK/idle" >"$WORK/idle.txt" 2>"$WORK/idle.err" || fail "report --hide-idle: $(cat "$WORK/idle.err")"
+grep -q "^rperf-analyze: note: --hide-idle: 6 of 7 threads left out, idle" "$WORK/idle.err" \
+    || fail "report --hide-idle does not say it left out the six idle workers: $(cat "$WORK/idle.err")"
+all_ms=$("$ANALYZE" report "$WORK/idle" | sed -n 's/^Total: \([0-9.]*\)ms.*/\1/p')
+busy_ms=$(sed -n 's/^Total: \([0-9.]*\)ms.*/\1/p' "$WORK/idle.txt")
+main_ms=$("$ANALYZE" report --tagfocus thread_seq=1 "$WORK/idle" | sed -n 's/^Total: \([0-9.]*\)ms.*/\1/p')
+[ "$busy_ms" = "$main_ms" ] || fail "--hide-idle keeps $busy_ms ms; the main thread alone has $main_ms ms"
+"$ANALYZE" convert --html -o "$WORK/idle.html" "$WORK/idle"
+export VIEWER_IDLE_PAGE="$WORK/idle.html" VIEWER_IDLE_BUSY_MS=$busy_ms VIEWER_IDLE_ALL_MS=$all_ms
+note "--hide-idle: $busy_ms ms kept of $all_ms ms ($(sed 's/^rperf-analyze: note: //' "$WORK/idle.err"))"
 note "expected: hot $VIEWER_HOT_PCT%, burn_cpu $VIEWER_SEARCH_MS ms, blocked $blocked_ms ms, child $child_pid $child_ms ms"
 node "$browser_dir/viewer_test.js"
 if [ "${RPERF_UPDATE_SCREENSHOT:-}" = 1 ]; then

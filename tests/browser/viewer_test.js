@@ -10,6 +10,8 @@
 //   VIEWER_DIFF_PAGE                  the differential page of the session against itself
 //   VIEWER_FOLDED_PAGE, VIEWER_SPREAD_MS  a page with folded call paths, and the
 //                                     exact total of a method spread over them
+//   VIEWER_IDLE_PAGE, VIEWER_IDLE_BUSY_MS, VIEWER_IDLE_ALL_MS  a server-shaped page
+//                                     with six idle threads, what --hide-idle keeps, and all
 'use strict';
 const { env, check, openBrowser, load, finish, run } = require('./harness');
 
@@ -75,8 +77,28 @@ async function checkFolded(session, page) {
   await page.click('#tab-flame');
 }
 
+// Idle threads: the switch appears on a page that has some, hides them as
+// rperf-analyze --hide-idle does, and says what it hid.
+async function checkIdle(page) {
+  await load(page, env('VIEWER_IDLE_PAGE'));
+  check(!(await page.$eval('#idle-box', (e) => e.hidden)), 'a page with idle threads offers to hide them');
+  const all = await shownNs(page);
+  await page.click('#hide-idle');
+  await new Promise((r) => setTimeout(r, 100));
+  const busy = await shownNs(page);
+  const said = await page.$eval('#idle-hidden', (e) => e.textContent);
+  check(nearMs(all, Number(env('VIEWER_IDLE_ALL_MS'))) && nearMs(busy, Number(env('VIEWER_IDLE_BUSY_MS'))),
+    `hiding idle threads shows ${(busy / 1e6).toFixed(1)} of ${(all / 1e6).toFixed(1)} ms (--hide-idle: ${env('VIEWER_IDLE_BUSY_MS')} of ${env('VIEWER_IDLE_ALL_MS')} ms)`);
+  check(said.startsWith('6 idle threads hidden'), `the status says what it hid: "${said}"`);
+  await page.screenshot({ path: env('VIEWER_SCREENSHOT').replace(/\.png$/, '-idle.png'), fullPage: true });
+  await page.click('#reset');
+  await new Promise((r) => setTimeout(r, 100));
+  check(nearMs(await shownNs(page), Number(env('VIEWER_IDLE_ALL_MS'))), 'Reset shows the idle threads again');
+}
+
 run(async () => {
-  const session = await openBrowser([env('VIEWER_PAGE'), env('VIEWER_DIFF_PAGE'), env('VIEWER_FOLDED_PAGE')]);
+  const session = await openBrowser([env('VIEWER_PAGE'), env('VIEWER_DIFF_PAGE'), env('VIEWER_FOLDED_PAGE'),
+    env('VIEWER_IDLE_PAGE')]);
   try {
     const page = session.page;
     const t0 = Date.now();
@@ -107,6 +129,10 @@ run(async () => {
     const tip = await page.$eval('#tooltip', (e) => (e.hidden ? '' : e.textContent));
     check(tip.includes(hotName) && tip.includes(`${hotPct.toFixed(1)}% of all`), `hovering shows a tooltip with name and share: "${tip}"`);
     await page.screenshot({ path: env('VIEWER_SCREENSHOT'), fullPage: true });
+    check(await page.$eval('#idle-box', (e) => e.hidden), 'a page without idle threads offers no switch for them');
+    const placeholders = await page.$$eval('#controls input[placeholder]', (is) => is.map((i) => i.placeholder));
+    check(placeholders.every((t) => /^(regex, )?e\.g\. /.test(t)),
+      `the filter boxes' grey text reads as an example, not a filter set: ${placeholders.join(' | ')}`);
     // Whole-process profiles: no time strip (timeline_test.js has one).
     check((await page.evaluate(() => rperfViewer.strip())) === null && (await page.$eval('#timeline', (e) => e.hidden)),
       'a session without parts has no time strip');
@@ -179,6 +205,7 @@ run(async () => {
     check(diffTip.includes('base') && diffTip.includes('+0.0 points'), `its tooltip compares with the base: "${diffTip}"`);
 
     await checkFolded(session, page);
+    await checkIdle(page);
 
   } finally {
     await finish(session);
