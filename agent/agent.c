@@ -392,15 +392,39 @@ static void carry_thread_labels(rp_thread *t, void *unused)
 
 /* GVL held, tables held and the whole profile's empty: the label store
  * keeps only the sets still in use, so labels made per request do not
- * pile up (labels.h). A session's tables hold set ids too: while one is
- * open, the store is left as it is. */
+ * pile up (labels.h). Everything that holds a set id carries it: threads,
+ * the keys of the objects followed since earlier parts, open requests,
+ * and the tables of a session open meanwhile (an API session, rperf
+ * attach or ctl), which so stay bounded as the parts are. */
+static uint32_t sets_after_compaction; /* the store's sets after the last one */
+
 static void compact_labels(void)
 {
-    if (rp_recording_get(RP_REC_SESSION)->open || rp_labels_compact_begin() != 0)
+    if (rp_labels_compact_begin() != 0)
         return;
     rp_threads_each(carry_thread_labels, NULL);
-    rp_allocs_carry_labels(); /* the objects followed since earlier parts */
+    rp_allocs_carry_labels();
+    rp_spans_carry_labels();
+    for (int r = 0; r < RP_RECORDINGS; r++)
+        if (rp_recording_get((rp_rec_id)r)->open)
+            rp_aggregator_carry_labels((rp_rec_id)r);
     rp_labels_compact_end();
+    sets_after_compaction = rp_labels_set_count();
+}
+
+/* GVL held, as a recording without parts ends (rperf ctl stop, the end of
+ * rperf attach, Rperf.stop): the same compaction once the store has grown
+ * by a few thousand sets since the last, so that recording after recording
+ * of a program that labels each request does not fill it. */
+#define SETS_GROWTH_TO_COMPACT 4096
+
+static void compact_labels_if_grown(void)
+{
+    if (rp_labels_set_count() < sets_after_compaction + SETS_GROWTH_TO_COMPACT)
+        return;
+    rp_aggregator_hold();
+    compact_labels();
+    rp_aggregator_release();
 }
 
 /* Postponed job — whichever Ruby thread holds the GVL, at the first
@@ -570,6 +594,8 @@ static void end_whole_profile(bool at_end)
         say_followed();
     rp_aggregator_clear(RP_REC_WHOLE);
     rp_allocs_forget(RP_REC_WHOLE);
+    if (!at_end)
+        compact_labels_if_grown();
     wrote = wrote && save_last(&req, &profile, path, sizeof(path));
     snprintf(last_written, sizeof(last_written), "%s", wrote ? path : "");
     if (cfg.verbose)
@@ -797,6 +823,7 @@ void rp_agent_session_close(void)
     rp_recording_close(RP_REC_SESSION);
     rp_aggregator_clear(RP_REC_SESSION);
     rp_allocs_forget(RP_REC_SESSION);
+    compact_labels_if_grown();
     stop_machinery_if_idle();
 }
 

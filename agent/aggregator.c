@@ -16,6 +16,7 @@
 #include "../common/idxset.h"
 #include "../common/vec.h"
 #include "frame_capture.h"
+#include "labels.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t released = PTHREAD_COND_INITIALIZER;
@@ -246,6 +247,24 @@ void rp_aggregator_clear(rp_rec_id id)
     rp_sample_table_free(&alloc_sets[id].t.samples);
     rp_sample_table_init(&alloc_sets[id].t.samples, sets[id].t.samples.aggregate);
     pthread_mutex_unlock(&lock);
+}
+
+void rp_aggregator_carry_labels(rp_rec_id id)
+{
+    rp_sample_table *old = &sets[id].t.samples;
+    rp_sample_table carried;
+    rp_sample_table_init(&carried, old->aggregate);
+    for (size_t i = 0; i < old->count; i++) {
+        const rp_sample *s = &old->samples[i];
+        uint32_t set;
+        rp_vm_state state;
+        rp_sample_key_split(s->label_set, &set, &state);
+        uint32_t key = rp_sample_key(rp_labels_carry(set), state);
+        if (rp_sample_table_add(&carried, s->stack, s->thread_seq, key, s->weight) != RP_SAMPLE_OK)
+            sets[id].t.dropped++;
+    }
+    rp_sample_table_free(old);
+    *old = carried;
 }
 
 void rp_aggregator_before_fork(void)

@@ -89,6 +89,11 @@ const rp_aggregate *rp_aggregator_alloc_tables(rp_rec_id id);
  * objects it follows refer to until the recording begins again. */
 void rp_aggregator_clear(rp_rec_id id);
 
+/* GVL held, between rp_aggregator_hold and release, in a label compaction
+ * (labels.h): the label sets of recording `id`'s samples move to the new
+ * store. A sample there is no memory to carry is counted as dropped. */
+void rp_aggregator_carry_labels(rp_rec_id id);
+
 /* fork(): the forking thread (GVL held) takes the lock before fork so that
  * the worker is never in the middle of a fold — and of malloc — when the
  * child is created (an allocator without fork handling, ASan's for one,

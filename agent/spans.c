@@ -649,6 +649,19 @@ void rp_spans_spill_open(void)
     each_open(spill_open);
 }
 
+static void carry_open(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_span *o)
+{
+    (void)t, (void)ts;
+    o->label_set = rp_labels_carry(o->label_set);
+    for (size_t i = 0; i < o->count; i++)
+        o->samples[i].label_set = rp_labels_carry(o->samples[i].label_set);
+}
+
+void rp_spans_carry_labels(void)
+{
+    each_open(carry_open);
+}
+
 /* gc_watch.h watcher — inside GC, at the end of a marking, before the
  * sweep: a request whose fiber the marking did not reach (the program
  * dropped it inside the block) lets go of it, so that no new fiber taking

@@ -86,6 +86,11 @@ bool rp_spans_capture(const rp_thread *t, const struct rp_charge *charges, int n
  * requests can no longer be told apart in the tables. */
 void rp_spans_spill_open(void);
 
+/* GVL held, in a label compaction (labels.h): the label sets open
+ * requests keep (their fiber's while suspended, their held samples') move
+ * to the new store. */
+void rp_spans_carry_labels(void);
+
 /* GVL held, at the end of the process: the requests still open end now
  * (no status): a thread stuck in one, a fiber abandoned inside one. At a
  * part's end (rp_spans_take) those open since before the part began do,

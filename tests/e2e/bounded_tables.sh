@@ -63,3 +63,23 @@ RPERF_ALLOC=1 profiled structs "$RUBY" classes.rb struct plain >/dev/null
 grep -q "anonymous subclass of Struct" classes.txt ||
     fail "the Structs' allocations are not named after Struct: $(head -n 12 classes.txt)"
 note "classes: $(grep -m1 'anonymous subclass of Struct' classes.txt | sed 's/^ *//')"
+
+# Label sets made session after session (70 sessions of the API, 1,000
+# distinct labels each: 70,000 sets, past the store's bound of 65,536):
+# the store is compacted as a session ends, so labels keep their values
+# (before, the last ones read "(other: past the label bound)").
+cat >labels_many.rb <<'RUBY'
+require "rperf"
+k = 0
+70.times do
+  Rperf.start(frequency: 1000)
+  1000.times { |i| Rperf.label(req: "id#{k += 1}") { i * 2 } }
+  Rperf.stop
+end
+Rperf.start(frequency: 1000)
+print Rperf.label(req: "final-#{k}") { Rperf.labels }[:req]
+Rperf.stop
+RUBY
+seen=$(RPERF_ENABLED=0 profiled many-sessions "$RUBY" labels_many.rb)
+[ "$seen" = "final-70000" ] || fail "after 70,000 label sets in 70 sessions, a new label reads '$seen'"
+note "70 sessions of 1,000 labels each: a new label still reads '$seen'"
