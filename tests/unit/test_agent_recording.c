@@ -1,7 +1,10 @@
 /*
  * Unit tests for agent/recording: which ticks each recording counts when
  * two run at once at different rates, what pausing, resuming, a busy
- * machine and a fork do to the schedule, and the timer's rate.
+ * machine and a fork do to the schedule, and the timer's rate; and, under
+ * ThreadSanitizer where the compiler has it, the tick (a signal handler or
+ * the worker thread in the agent) racing a Ruby thread that opens,
+ * retunes, pauses and closes recordings.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +12,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -159,6 +164,46 @@ static void test_close_and_fork(void **state)
     assert_false(rp_recordings_tick(monotonic_ns() + 10 * MS));
 }
 
+static atomic_bool ticking;
+
+static void *ticker(void *unused)
+{
+    (void)unused;
+    int64_t now = monotonic_ns();
+    while (atomic_load(&ticking)) {
+        now += MS / 10;
+        rp_recordings_tick(now);
+    }
+    return NULL;
+}
+
+/* The tick reads only what the opening side publishes atomically, and a
+ * recording closed counts no more ticks. */
+static void test_tick_races_open_and_close(void **state)
+{
+    (void)state;
+    pthread_t t;
+    atomic_store(&ticking, true);
+    assert_int_equal(pthread_create(&t, NULL, ticker, NULL), 0);
+    for (int i = 0; i < 2000; i++) {
+        open_at(RP_REC_SESSION, 100 + i % 900, i % 3 == 0);
+        if (i % 3 == 0)
+            rp_recording_resume(RP_REC_SESSION);
+        open_at(RP_REC_WHOLE, 1000 + i, false);
+        rp_recording_pause(RP_REC_WHOLE);
+        rp_recording_resume(RP_REC_WHOLE);
+        rp_recording_close(RP_REC_SESSION);
+    }
+    rp_recording_close(RP_REC_WHOLE);
+    uint64_t before = triggers(RP_REC_WHOLE) + triggers(RP_REC_SESSION);
+    struct timespec pause = {0, 20 * MS};
+    nanosleep(&pause, NULL);
+    uint64_t after = triggers(RP_REC_WHOLE) + triggers(RP_REC_SESSION);
+    atomic_store(&ticking, false);
+    pthread_join(t, NULL);
+    assert_int_equal(before, after);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -168,6 +213,7 @@ int main(void)
         cmocka_unit_test_teardown(test_pause_and_resume, teardown),
         cmocka_unit_test_teardown(test_epochs_only_grow, teardown),
         cmocka_unit_test_teardown(test_close_and_fork, teardown),
+        cmocka_unit_test_teardown(test_tick_races_open_and_close, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
