@@ -64,7 +64,7 @@ done
 # classes: the strings' and the arrays' own labels
 "$ANALYZE" report --measure alloc --by %class shares.json.gz >class.txt || fail "report --by %class"
 grep -q " String$" class.txt && grep -q " Array$" class.txt || fail "no String/Array classes: $(cat class.txt)"
-strings=$("$ANALYZE" report --measure alloc --tagfocus %class=^String$ --top 1000 shares.json.gz | awk '/^ Cumulative:/ {c=1} c && /Object#make_arrays/ {print; exit}')
+strings=$("$ANALYZE" report --measure alloc --tagfocus %class=^String$ --top 1000 shares.json.gz | awk '/^ Cumulative:/ {c=1} c && /Object#make_arrays/ && !done {print; done=1}')
 [ -z "$strings" ] || fail "--tagfocus %class=String kept make_arrays: $strings"
 "$ANALYZE" stat shares.json.gz >stat.txt || fail "stat"
 grep -q "\[Rperf\] allocated objects (1 in 128 sampled" stat.txt || fail "stat lacks the allocations line: $(cat stat.txt)"

@@ -82,8 +82,8 @@ note "in $n parts: stat says ${shown_alloc} allocated objects and ${shown_gc} GC
 within "$shown_alloc" "$allocated" 5 || fail "stat of the parts shows ${shown_alloc} allocated objects, the program allocated ${allocated}"
 within "$shown_gc" "$gcs" 5 || fail "stat of the parts shows ${shown_gc} GCs, the program ran ${gcs}"
 
-retained_total() { # the "Total:" of report --measure retained
-    "$ANALYZE" report --measure retained "$1" | awk '/^Total:/ { gsub(",", "", $2); print $2; exit }'
+retained_total() { # the "Total:" of report --measure retained (awk reads it all: no SIGPIPE)
+    "$ANALYZE" report --measure retained --top 1 "$1" | awk '/^Total:/ && !done { gsub(",", "", $2); print $2; done = 1 }'
 }
 whole_kept=$(retained_total "$WORK/whole")
 split_kept=$(retained_total "$WORK/split")
