@@ -6,10 +6,15 @@
 # continues, it is neither traced nor stopped — and at the end it exits
 # with its own status and its whole output. Then a real recording of each,
 # which must still work.
+#
+# scripts/test runs it a second time with rperf-attach built with ASan and
+# UBSan (RPERF_TEST_ATTACH_SANITIZED): the agent it loads is the plain one,
+# as a running ruby needs.
 . "$(dirname "$0")/lib.sh"
 RPERF="$RPERF_TEST_SRC/scripts/rperf"
-ATTACH=$RPERF_TEST_ATTACH
-export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ANALYZE=$ANALYZE RPERF_ATTACH
+ATTACH=${RPERF_TEST_ATTACH_SANITIZED:-$RPERF_TEST_ATTACH}
+export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ANALYZE=$ANALYZE RPERF_ATTACH=$ATTACH
+[ -z "${RPERF_TEST_ATTACH_SANITIZED:-}" ] || note "rperf-attach under the sanitizers: $ATTACH"
 [ -z "${RPERF_TEST_PRELOAD_FIRST:-}" ] || { echo "# an agent built with the sanitizers cannot be loaded into a running ruby"; exit 77; }
 trap 'touch "$WORK"/stop-*; kill $(jobs -p) 2>/dev/null || true; wait || true; rm -rf "$WORK"' EXIT
 
