@@ -230,7 +230,7 @@ static void start_agent(void)
     rp_frame_capture_init();
     rp_gc_watch_init();
     if (rp_sample_buf_init(cfg.lines) != 0 || rp_labels_init() != 0 ||
-        rp_allocs_init(cfg.alloc_follow, cfg.lines) != 0) {
+        rp_allocs_init(cfg.alloc_follow, cfg.lines, cfg.alloc_window) != 0) {
         rp_log("cannot profile: out of memory");
         return;
     }
@@ -450,6 +450,7 @@ static void write_part(void *unused)
     rp_aggregator_hold();
     rb_protect(build_part, (VALUE)pt, &raised);
     rp_aggregator_clear(RP_REC_WHOLE);
+    rp_allocs_restart_count(RP_REC_WHOLE);
     compact_labels();
     rp_window_begin_part(&whole);
     whole.profile = ++profile_serial; /* windows of the Rperf API restart here too */

@@ -480,6 +480,7 @@ static bool due_recordings(bool due[RP_RECORDINGS])
 void rp_allocs_begin(rp_rec_id id)
 {
     rp_allocs_forget(id);
+    rp_allocs_restart_count(id);
     spend();
     countdown[id] = next_gap(rp_recording_get(id)->cfg.alloc_rate);
     armed_changes = rp_recordings_accepting_changed - 1; /* re-arm at the next allocation */
@@ -536,6 +537,76 @@ static void on_newobj(VALUE data, rb_trace_arg_t *arg)
 
 static bool hooked;
 
+/* --- windows (RPERF_ALLOC=window) ----------------------------------------- */
+
+/* The hook is installed for WINDOW_NS at a time, the windows WINDOW_EVERY_NS
+ * apart on average (each gap drawn uniformly from half to one and a half
+ * of it, so that no periodic pattern of the program aliases with them),
+ * opened and closed by the sampling job. Ruby's own count of allocations
+ * (GC.stat's total_allocated_objects) over the windows and over the whole
+ * recording says how many allocations the windows' samples stand for. */
+#define WINDOW_NS (10 * 1000000LL)
+#define WINDOW_EVERY_NS (1000 * 1000000LL)
+
+static bool window_mode, window_open;
+static int64_t window_next_ns, window_close_ns;
+static size_t window_opened_at;               /* total allocated when it opened */
+static size_t base_allocated[RP_RECORDINGS];  /* total allocated when the recording (part) began */
+static size_t in_windows[RP_RECORDINGS];      /* allocations inside its windows */
+static VALUE sym_total_allocated = Qnil;
+
+static size_t total_allocated(void)
+{
+    return sym_total_allocated == Qnil ? 0 : rb_gc_stat(sym_total_allocated);
+}
+
+static bool any_recording_samples(void);
+
+/* Sampling job (GVL held, at a safepoint): opens or closes the window when
+ * it is time. */
+void rp_allocs_window_tick(int64_t now_ns)
+{
+    if (!window_mode || !any_recording_samples())
+        return;
+    if (!window_open && now_ns >= window_next_ns) {
+        window_opened_at = total_allocated();
+        window_close_ns = now_ns + WINDOW_NS;
+        window_open = true;
+        rp_allocs_update();
+    } else if (window_open && now_ns >= window_close_ns) {
+        size_t allocated = total_allocated() - window_opened_at;
+        for (int r = 0; r < RP_RECORDINGS; r++)
+            in_windows[r] += allocated;
+        window_open = false;
+        rp_allocs_update();
+        window_next_ns = now_ns + (int64_t)((0.5 + uniform()) * (double)WINDOW_EVERY_NS);
+    }
+}
+
+/* How many allocations of the recording each sampled one's weight must be
+ * multiplied by: the allocations since it (or its part) began over those
+ * inside its windows; 1 outside window mode. */
+double rp_allocs_scale(rp_rec_id id)
+{
+    if (!window_mode)
+        return 1.0;
+    size_t windows = in_windows[id] + (window_open ? total_allocated() - window_opened_at : 0);
+    size_t all = total_allocated() - base_allocated[id];
+    return windows > 0 && all > windows ? (double)all / (double)windows : 1.0;
+}
+
+void rp_allocs_window_lengths(int64_t *window_ms, int64_t *every_ms)
+{
+    *window_ms = window_mode ? WINDOW_NS / 1000000 : 0;
+    *every_ms = window_mode ? WINDOW_EVERY_NS / 1000000 : 0;
+}
+
+void rp_allocs_restart_count(rp_rec_id id)
+{
+    base_allocated[id] = total_allocated();
+    in_windows[id] = 0;
+}
+
 /* A hook taking (data, trace arg) — RUBY_EVENT_HOOK_FLAG_RAW_ARG — is
  * registered under the type of the others (via void (*)(void), the cast
  * C allows between function pointer types). */
@@ -553,7 +624,7 @@ static bool any_recording_samples(void)
 
 void rp_allocs_update(void)
 {
-    bool wanted = any_recording_samples();
+    bool wanted = any_recording_samples() && (!window_mode || window_open);
     if (wanted == hooked)
         return;
     if (wanted) {
@@ -593,11 +664,18 @@ static const rb_data_type_t gc_type = {
 
 static VALUE gc_object = Qnil;
 
-int rp_allocs_init(long max, bool lines)
+int rp_allocs_init(long max, bool lines, bool windows)
 {
     follow_max = max;
     record_lines = lines;
     seed();
+    window_mode = windows;
+    if (windows) {
+        /* made now: not inside the sampling job's first call */
+        sym_total_allocated = ID2SYM(rb_intern("total_allocated_objects"));
+        rb_gc_stat(sym_total_allocated);
+        window_next_ns = rp_monotonic_ns() + (int64_t)(uniform() * (double)WINDOW_EVERY_NS);
+    }
     rp_idxset_init(&class_index);
     rp_idxset_init(&key_index);
     if (!rp_gc_watch_marks_known())

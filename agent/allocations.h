@@ -39,7 +39,20 @@
  * followed objects (0: none followed; also where gc_watch.h cannot read
  * mark bits); with `lines`, allocation stacks record the line of each
  * frame. */
-int rp_allocs_init(long follow_max, bool lines);
+int rp_allocs_init(long follow_max, bool lines, bool windows);
+
+/* RPERF_ALLOC=window (`windows` above): the hook is installed only in
+ * short windows, which the sampling job (GVL held) opens and closes
+ * through rp_allocs_window_tick. rp_allocs_scale says how many
+ * allocations each sampled allocation's weight must be multiplied by for
+ * recording `id` (its allocations since it or its part began over those
+ * in its windows; 1 outside window mode); rp_allocs_restart_count starts
+ * that count afresh (a new part); rp_allocs_window_lengths gives the
+ * window and its spacing (0 outside window mode), for the profile. */
+void rp_allocs_window_tick(int64_t now_ns);
+double rp_allocs_scale(rp_rec_id id);
+void rp_allocs_restart_count(rp_rec_id id);
+void rp_allocs_window_lengths(int64_t *window_ms, int64_t *every_ms);
 
 /* GVL held, as recording `id` opens: its countdown starts afresh and the
  * objects it followed before are forgotten (its tables begin empty). */

@@ -100,15 +100,20 @@ static int load_interval(rp_config *cfg)
     return 0;
 }
 
-/* RPERF_ALLOC: one allocation in N sampled (unset, empty or 0: none);
- * RPERF_ALLOC_FOLLOW: sampled objects followed until freed, at most. */
+/* RPERF_ALLOC: one allocation in N sampled (unset, empty or 0: none), or
+ * "window"; RPERF_ALLOC_FOLLOW: sampled objects followed until freed, at
+ * most. */
 static int load_alloc(rp_config *cfg)
 {
     const char *v = getenv("RPERF_ALLOC");
     cfg->alloc_rate = 0;
-    if (v && *v && (!parse_long(v, &cfg->alloc_rate) || cfg->alloc_rate > RP_ALLOC_RATE_MAX))
+    cfg->alloc_window = v && strcmp(v, "window") == 0;
+    if (cfg->alloc_window)
+        cfg->alloc_rate = RP_ALLOC_WINDOW_RATE;
+    else if (v && *v && (!parse_long(v, &cfg->alloc_rate) || cfg->alloc_rate > RP_ALLOC_RATE_MAX))
         return invalid("RPERF_ALLOC", v,
-                       "a positive integer N: one allocation in N sampled (0 or unset: none)");
+                       "a positive integer N: one allocation in N sampled (0 or unset: none), or "
+                       "'window' (sampled in short windows only, for production)");
     v = getenv("RPERF_ALLOC_FOLLOW");
     cfg->alloc_follow = RP_ALLOC_FOLLOW_DEFAULT;
     if (v && *v && (!parse_long(v, &cfg->alloc_follow) || cfg->alloc_follow > RP_ALLOC_FOLLOW_MAX))

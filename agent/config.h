@@ -32,6 +32,10 @@
  * retained objects); beyond, sampled objects are counted, not followed. */
 #define RP_ALLOC_FOLLOW_DEFAULT 100000
 #define RP_ALLOC_FOLLOW_MAX 100000000
+/* RPERF_ALLOC=window: always-on allocation sampling for production — the
+ * hook is installed only for short windows (allocations.h), where one
+ * allocation in this many is sampled. */
+#define RP_ALLOC_WINDOW_RATE 16
 
 /* Requests (spans.h): RPERF_SLOW_KEEP slow ones kept per endpoint and
  * part, those of RPERF_SLOW_MS at least when set. */
@@ -53,6 +57,7 @@ typedef struct rp_config {
     long max_stacks;  /* distinct stacks kept (RPERF_MAX_STACKS) */
     long interval;    /* seconds per profile part (RPERF_INTERVAL), 0: one profile */
     long alloc_rate;  /* one allocation in N sampled (RPERF_ALLOC), 0: none */
+    bool alloc_window;/* RPERF_ALLOC=window: sampled in short windows only */
     long alloc_follow;/* sampled objects followed at most (RPERF_ALLOC_FOLLOW) */
     long slow_ms;     /* a slow request's time at least (RPERF_SLOW_MS), 0: the slowest */
     long slow_keep;   /* slow requests kept per endpoint and part (RPERF_SLOW_KEEP) */

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "../common/clock.h"
+#include "allocations.h"
 #include "gvl_holder.h"
 #include "log.h"
 #include "ruby_api.h"
@@ -212,6 +213,7 @@ static void sample_job(void *unused)
     }
     if (n > 0)
         rp_sampler_record(t, charges, n);
+    rp_allocs_window_tick(now.wall_ns);
     if (t)
         rp_sampler_own_time(t, took, &now);
 }

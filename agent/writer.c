@@ -310,7 +310,8 @@ static int copy_memory(rp_profile *p, const rp_write_request *req, const rp_reta
                        size_t retained_count)
 {
     const rp_aggregate *agg = rp_aggregator_alloc_tables(req->recording);
-    int64_t rate = req->rec.alloc_rate;
+    double scale = rp_allocs_scale(req->recording);
+    int64_t rate = (int64_t)((double)req->rec.alloc_rate * scale + 0.5);
     label_composer labels;
     int rc = composer_init(&labels, p, req->label_pid, true);
     uint32_t *frame_map = rc == 0 ? resolve_frames(p, agg) : NULL;
@@ -320,7 +321,7 @@ static int copy_memory(rp_profile *p, const rp_write_request *req, const rp_reta
     rp_sample_table *allocs = rp_profile_table(p, RP_MEASURE_ALLOC_OBJECTS);
     for (size_t i = 0; i < agg->samples.count && rc == 0; i++) {
         const rp_sample *s = &agg->samples.samples[i];
-        int64_t objects = rp_window_alloc_gain(req->window, i, s->weight);
+        int64_t objects = (int64_t)((double)rp_window_alloc_gain(req->window, i, s->weight) * scale + 0.5);
         uint32_t set = objects > 0 ? label_set_of(&labels, s->label_set) : 0;
         if (objects > 0 && (set == RP_IDX_NONE || rp_sample_table_add(allocs, stack_map[s->stack], s->thread_seq,
                                                                       set, objects) != RP_SAMPLE_OK))
@@ -339,8 +340,9 @@ static int copy_memory(rp_profile *p, const rp_write_request *req, const rp_reta
     composer_free(&labels);
     free(stack_map);
     free(frame_map);
-    p->meta.alloc_rate = rate;
+    p->meta.alloc_rate = req->rec.alloc_rate;
     p->meta.alloc_unfollowed = rp_allocs_unfollowed(req->recording) * rate;
+    rp_allocs_window_lengths(&p->meta.alloc_window_ms, &p->meta.alloc_window_every_ms);
     return rc;
 }
 

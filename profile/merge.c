@@ -299,6 +299,10 @@ static int merge_meta(rp_meta *dst, const rp_meta *src, size_t merged_before)
     rp_add_saturating(&dst->alloc_unfollowed, src->alloc_unfollowed);
     if (src->alloc_rate > dst->alloc_rate) /* weights are objects already: the rate is informative */
         dst->alloc_rate = src->alloc_rate;
+    if (src->alloc_window_ms > dst->alloc_window_ms) { /* informative too */
+        dst->alloc_window_ms = src->alloc_window_ms;
+        dst->alloc_window_every_ms = src->alloc_window_every_ms;
+    }
     rp_add_saturating(&dst->user_ns, src->user_ns);
     rp_add_saturating(&dst->sys_ns, src->sys_ns);
     /* The parts of one process after its first (RPERF_INTERVAL) are that

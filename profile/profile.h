@@ -92,6 +92,7 @@ typedef struct rp_meta {
     int64_t part;              /* 0: a whole process; N >= 1: its Nth interval */
     int64_t alloc_rate;        /* one allocation in N sampled (RPERF_ALLOC); 0: none */
     int64_t alloc_unfollowed;  /* sampled objects not followed: the cap was reached */
+    int64_t alloc_window_ms, alloc_window_every_ms; /* RPERF_ALLOC=window; 0: sampled throughout */
     uint32_t rperf_version;    /* string id, or RP_IDX_NONE */
     uint32_t ruby_version;     /* string id, or RP_IDX_NONE */
     uint32_t *command;         /* string ids of argv words */

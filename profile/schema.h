@@ -44,6 +44,11 @@
  * whose label sets hold the object's class under RP_LABEL_CLASS. */
 #define RP_KEY_ALLOC_RATE "alloc_rate"
 #define RP_KEY_ALLOC_UNFOLLOWED "alloc_unfollowed"
+/* ext: RPERF_ALLOC=window — the sampled allocations were taken in windows
+ * of this many ms every ~RP_KEY_ALLOC_WINDOW_EVERY_MS, their weights
+ * scaled to the allocations of the whole run. */
+#define RP_KEY_ALLOC_WINDOW_MS "alloc_window_ms"
+#define RP_KEY_ALLOC_WINDOW_EVERY_MS "alloc_window_every_ms"
 #define RP_KEY_ALLOC_SAMPLES "alloc_samples"
 #define RP_KEY_RETAINED_SAMPLES "retained_samples"
 /* ext, requests and jobs (profile/requests.h): {"endpoints": [...],

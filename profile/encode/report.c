@@ -30,6 +30,11 @@ static void write_total(rp_out *out, const rp_profile *p, int64_t total)
     char value[RP_MEASURE_TEXT_MAX];
     if (p->measure == RP_MEASURE_TIME)
         rp_out_printf(out, "Total: %.1fms (%s)\n", (double)total / 1e6, rp_mode_name(p->meta.mode));
+    else if (p->meta.alloc_window_ms > 0)
+        rp_out_printf(out, "Total: %s %s (1 in %" PRId64 " allocations sampled in %" PRId64
+                           " ms windows every ~%" PRId64 " ms, scaled to the whole run)\n",
+                      rp_measure_format(p->measure, total, value), rp_measures[p->measure].what,
+                      p->meta.alloc_rate, p->meta.alloc_window_ms, p->meta.alloc_window_every_ms);
     else
         rp_out_printf(out, "Total: %s %s (1 in %" PRId64 " allocations sampled)\n",
                       rp_measure_format(p->measure, total, value), rp_measures[p->measure].what,

@@ -207,3 +207,31 @@ top=$(awk 'f { sub(/^ *[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +/, ""); print; exit } /object
 rc=0; "$ANALYZE" growth plain >nogrowth.txt 2>&1 || rc=$?
 [ "$rc" = 1 ] && grep -q "has no allocation samples" nogrowth.txt || fail "growth of a time profile: rc $rc $(cat nogrowth.txt)"
 note "leak finding ok"
+
+# RPERF_ALLOC=window: the hook only in 10 ms windows about every second,
+# the samples scaled by Ruby's own count of allocations. A 75/25 split of
+# allocations (GC.stat deltas around each method: the truth) for 4 s.
+cat >split.rb <<'RUBY'
+def make_a(n) = n.times { |i| "a#{i}" }
+def make_b(n) = n.times { |i| [i] }
+truth = Hash.new(0)
+t = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+while Process.clock_gettime(Process::CLOCK_MONOTONIC) - t < 4
+  s = GC.stat(:total_allocated_objects); make_a(3_000); truth[:a] += GC.stat(:total_allocated_objects) - s
+  s = GC.stat(:total_allocated_objects); make_b(2_000); truth[:b] += GC.stat(:total_allocated_objects) - s
+end
+puts "#{truth[:a]} #{truth[:b]}"
+RUBY
+read -r truth_a truth_b < <(RPERF_ALLOC=window profiled window "$RUBY" split.rb)
+"$ANALYZE" report --measure alloc window >window.txt
+grep -q "^Total: .* allocated objects (1 in 16 allocations sampled in 10 ms windows every ~1000 ms, scaled to the whole run)" window.txt \
+    || fail "the window mode is not said: $(head -1 window.txt)"
+flat_objects() { awk -v m="$1" '/^ Flat:/ { f = 1 } f && $3 == m { gsub(",", "", $1); print $1; exit }' window.txt; }
+got_a=$(flat_objects Object#make_a)
+got_b=$(flat_objects Object#make_b)
+note "window mode: make_a ${got_a:-0}, make_b ${got_b:-0} objects estimated; truth $truth_a and $truth_b"
+awk -v a="${got_a:-0}" -v b="${got_b:-0}" -v ta="$truth_a" -v tb="$truth_b" 'BEGIN {
+    share = 100 * a / (a + b + 1e-9); truth = 100 * ta / (ta + tb)
+    d = share - truth; if (d < 0) d = -d
+    exit !(d <= 3 && a + b >= 0.85 * (ta + tb) && a + b <= 1.15 * (ta + tb)) }' \
+    || fail "window mode: make_a ${got_a:-0} / make_b ${got_b:-0} objects, truth $truth_a / $truth_b (share more than 3 points off, or the total more than 15%)"
