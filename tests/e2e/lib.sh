@@ -84,6 +84,39 @@ find_rack_lib() {
     export RACK_LIB
 }
 
+# use_test_gems NAME...: points GEM_HOME and GEM_PATH at the gems of
+# RubyGems that scripts/setup installs for the project's Ruby
+# (tests/gems.txt), with no RUBYOPT of the machine's; skips the test (exit
+# 77) when one of them is not there.
+use_test_gems() {
+    local cache=${RPERF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rperf} dir g
+    dir="$cache/gems-$("$RUBY" -e 'print RUBY_VERSION')"
+    for g; do
+        GEM_HOME=$dir GEM_PATH=$dir "$RUBY" -e 'exit Gem::Specification.find_all_by_name(ARGV[0]).any? ? 0 : 1' "$g" || {
+            echo "# skipped: the gem $g is not in $dir (scripts/setup installs it from RubyGems)"
+            exit 77
+        }
+    done
+    export GEM_HOME=$dir GEM_PATH=$dir GEM_BIN=$dir/bin
+    unset RUBYOPT
+}
+
+# free_port: a TCP port of the loopback nobody listens on now.
+free_port() {
+    "$RUBY" -rsocket -e 's = TCPServer.new("127.0.0.1", 0); print s.addr[1]; s.close'
+}
+
+# wait_http URL [SECONDS]: waits until URL answers, with any status
+# (default 20 s).
+wait_http() {
+    local url=$1 limit=${2:-20} i
+    for i in $(seq $((limit * 10))); do
+        curl -s -o /dev/null "$url" && return 0
+        sleep 0.1
+    done
+    fail "$url did not answer within $limit s"
+}
+
 # profiled SESSION_DIR CMD...: runs CMD with the agent, quietly, writing
 # into SESSION_DIR. Extra RPERF_* settings come from the environment.
 profiled() {
