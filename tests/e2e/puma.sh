@@ -25,8 +25,11 @@ cat >client.rb <<'RUBY'
 # client.rb PORT N: N rounds of GET /cpu, /sleep, /nope; prints each status and body.
 require "net/http"
 port, n = ARGV.map(&:to_i)
-Net::HTTP.start("127.0.0.1", port) do |http|
-  n.times { %w[/cpu /sleep /nope].each { |path| r = http.get(path); print "#{r.code} #{r.body}" } }
+# A connection per round, so that every worker of a cluster gets requests.
+n.times do
+  Net::HTTP.start("127.0.0.1", port) do |http|
+    %w[/cpu /sleep /nope].each { |path| r = http.get(path); print "#{r.code} #{r.body}" }
+  end
 end
 RUBY
 
@@ -38,6 +41,7 @@ serve() {
     while [ "$1" != -- ]; do envs+=("$1"); shift; done
     shift
     port=$(free_port)
+    server_name=$name
     env "${envs[@]}" "$RUBY" "$GEM_BIN/puma" -b "tcp://127.0.0.1:$port" "$@" config.ru >"$WORK/$name.out" 2>&1 &
     server=$!
     wait_http "http://127.0.0.1:$port/nope" 30
@@ -49,7 +53,8 @@ stop_server() {
     t0=$(date +%s%N)
     kill -TERM "$server"
     for i in $(seq 200); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
-    ! kill -0 "$server" 2>/dev/null || fail "puma did not stop within 20 s of SIGTERM"
+    ! kill -0 "$server" 2>/dev/null ||
+        fail "puma ($server_name) did not stop within 20 s of SIGTERM: $(ps -o pid,stat,wchan:20,args --ppid "$server" -p "$server" | tr '\n' '|')"
     wait "$server" 2>/dev/null || true
     t1=$(date +%s%N)
     echo $(((t1 - t0) / 1000000))
@@ -102,6 +107,32 @@ for w in $first_workers $now_workers "$server"; do
 done
 "$ANALYZE" stat "$WORK/phased" >phased.txt || fail "stat of the phased run"
 note "phased restart in parts: profiles of master $server, workers $first_workers and $now_workers"
+
+# --- fork_worker: workers forked from worker 0, all in the session -----------
+serve forked LD_PRELOAD="$PRELOAD" RPERF_SESSION_DIR="$WORK/forked" RPERF_QUIET=1 -- -w 2 -t 2:2 --fork-worker
+"$RUBY" client.rb "$port" 10 >forked.txt
+stop_server >/dev/null
+cmp -s forked.txt <(head -n 30 plain.txt) || fail "fork_worker answers differently: $(diff forked.txt <(head -n 30 plain.txt) | head -5)"
+files=$(ls "$WORK"/forked/profile-*.json.gz | wc -l)
+[ "$files" -ge 3 ] || fail "fork_worker: $files profiles, expected the master and the workers: $(ls "$WORK/forked")"
+note "fork_worker: $files profiles (master, worker 0 and what it forked)"
+
+# --- a dormant agent in every process, driven by rperf ctl -------------------
+serve dormant LD_PRELOAD="$PRELOAD" RPERF_ENABLED=0 RPERF_SESSION_DIR="$WORK/dormant" RPERF_QUIET=1 -- -w 2 -t 2:2
+worker=$(workers_of "$server" | cut -d' ' -f1)
+# An idle worker runs no Ruby code, and a command waits for a safepoint:
+# requests keep both workers busy while it is given.
+("$RUBY" client.rb "$port" 20 >/dev/null) &
+"$RPERF" ctl "$worker" start 2>ctl.err || fail "ctl start in worker $worker: $(cat ctl.err)"
+wait $!
+"$RUBY" client.rb "$port" 20 >dormant.txt
+"$RPERF" ctl "$worker" stop -o "$WORK/ctl.json.gz" 2>ctl-stop.err || fail "ctl stop: $(cat ctl-stop.err)"
+stop_server >/dev/null
+cmp -s dormant.txt plain.txt || fail "with a dormant agent and a ctl recording, answers differ: $(diff dormant.txt plain.txt | head -5)"
+"$ANALYZE" report "$WORK/ctl.json.gz" >ctl.txt || fail "report of the ctl recording"
+grep -q "Object#burn_cpu\|Kernel#sleep" ctl.txt || fail "the ctl recording of worker $worker shows no request: $(head -12 ctl.txt)"
+[ -z "$(ls -A "$WORK/dormant" 2>/dev/null)" ] || fail "a dormant agent wrote files: $(ls -A "$WORK/dormant")"
+note "dormant agent, rperf ctl start/stop in worker $worker: its profile shows the requests; nothing else written"
 
 # --- rperf attach into a running worker, then into the master --------------------
 serve attach -- -w 2 -t 2:2
