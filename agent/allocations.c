@@ -322,21 +322,18 @@ static void drop_all(follow_list *l)
 
 /* gc_watch.h watcher — inside GC, at the end of a marking, before the
  * sweep frees anything: the objects it did not reach leave the lists, the
- * young ones Ruby has just promoted move to the old list. After GCs the
- * hook did not see (another Ractor's thread ran them), the objects they
- * could have freed are dropped, counted as not followed — any of them may
- * have died, and its slot been reused; where mark bits cannot be read,
- * nothing is followed any more. */
+ * young ones Ruby has just promoted move to the old list. After a GC the
+ * hook did not see (another Ractor's thread ran it) any followed object
+ * may have died and its slot been reused, and more such GCs will come:
+ * what is followed is dropped, counted as not followed, and nothing is
+ * followed any more — as where mark bits cannot be read. */
 static void at_marking_end(bool major, rp_gc_marks marks)
 {
     if (marks != RP_MARKS_READABLE) {
         drop_all(&young);
-        if (marks == RP_MARKS_UNREADABLE || rp_gc_watch_missed_major())
-            drop_all(&old);
-        if (marks == RP_MARKS_UNREADABLE) {
-            follow_max = 0;
-            return;
-        }
+        drop_all(&old);
+        follow_max = 0;
+        return;
     }
     for (size_t i = 0; i < young.count;) {
         followed *f = &young.items[i];

@@ -85,9 +85,9 @@ note "100 Ractors: $named named rows (the last #$last), (other Ractors) $((other
 
 # Allocation sampling while another Ractor allocates: its thread runs most
 # of the GCs, which the agent's hook (Ruby's hooks are per Ractor) does not
-# see. The objects those GCs could have freed are let go of, counted as not
-# followed: the retained view may show fewer than the truth, never an
-# object that died (3,000 kept strings of 300,000).
+# see. From the first such GC the followed objects are let go of and none
+# is followed, counted as not followed: the retained view may show fewer
+# than the truth, never an object that died (3,000 kept strings of 300,000).
 cat >ractor_alloc.rb <<'RUBY'
 $kept = []
 r = Ractor.new { a = nil; 2_000_000.times { |i| a = "r#{i}" }; :done }
