@@ -214,11 +214,6 @@ static uint32_t name_of(VALUE frame, tags now)
     return name;
 }
 
-uint32_t rp_frame_capture_name(VALUE frame)
-{
-    return name_of(frame, tags_now());
-}
-
 int rp_frame_capture(int start, int limit, uint32_t *names, int *lines)
 {
     VALUE frames[RP_STACK_MAX + 1];

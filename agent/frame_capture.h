@@ -40,10 +40,6 @@ void rp_frame_capture_init(void);
  * is no Ruby frame or no memory for a new name. */
 int rp_frame_capture(int start, int limit, uint32_t *names, int *lines);
 
-/* The name id of one frame object, as above. RP_IDX_NONE when out of
- * memory. */
-uint32_t rp_frame_capture_name(VALUE frame);
-
 /* The name id of the frame that stands for the stacks past the cap
  * (aggregator.h). */
 uint32_t rp_frame_capture_capped(void);
