@@ -227,8 +227,8 @@ static void start_agent(void)
         rp_log("this Ruby's thread structures are not the ones rperf knows (Ruby 3.4's); "
                "a thread that starts running while another thread is starting may go "
                "unsampled until its first GVL switch");
+    rp_gc_watch_init(); /* before frame_capture, which reads its counts */
     rp_frame_capture_init();
-    rp_gc_watch_init();
     if (rp_sample_buf_init(cfg.lines) != 0 || rp_labels_init() != 0 ||
         rp_allocs_init(cfg.alloc_follow, cfg.lines, cfg.alloc_window) != 0) {
         rp_log("cannot profile: out of memory");

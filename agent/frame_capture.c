@@ -28,6 +28,7 @@
 #include "../profile/schema.h"
 #include "aggregator.h"
 #include "frame_names.h"
+#include "gc_watch.h"
 
 #define CACHE_SLOTS 8192 /* direct-mapped: a collision costs a lookup */
 #define LABEL_MAX 1024
@@ -41,19 +42,17 @@ typedef struct cache_entry {
 static cache_entry cache[CACHE_SLOTS];
 
 static uint32_t capped_name = RP_IDX_NONE;
-static VALUE sym_major_gc_count = Qnil, sym_state = Qnil, sym_marking = Qnil;
+static VALUE sym_state = Qnil, sym_marking = Qnil;
 static size_t seen_count = SIZE_MAX, seen_major; /* rb_gc_count() and major GCs then */
 
 void rp_frame_capture_init(void)
 {
     if (sym_state != Qnil)
         return;
-    /* Ruby makes its GC stat and info symbols at the first call, which
-     * must not be inside an allocation. */
-    sym_major_gc_count = ID2SYM(rb_intern("major_gc_count"));
+    /* Ruby makes its GC info symbols at the first call, which must not
+     * be inside an allocation; the major GC count is gc_watch.h's. */
     sym_state = ID2SYM(rb_intern("state"));
     sym_marking = ID2SYM(rb_intern("marking"));
-    rb_gc_stat(sym_major_gc_count);
     rb_gc_latest_gc_info(sym_state);
 }
 
@@ -192,7 +191,7 @@ static tags tags_now(void)
     size_t count = rb_gc_count();
     if (count != seen_count) {
         seen_count = count;
-        seen_major = rb_gc_stat(sym_major_gc_count);
+        seen_major = rp_gc_watch_majors();
     }
     return (tags){(uint64_t)count << 1, (uint64_t)seen_major << 1 | 1};
 }

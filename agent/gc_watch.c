@@ -89,7 +89,7 @@ static void on_marking_end(rb_event_flag_t event, VALUE data, VALUE self, ID mid
         check_layout();
     if (watcher_count < 0)
         return; /* told already that marks cannot be read */
-    size_t count = rb_gc_count(), majors = rb_gc_stat(sym_major_gc_count);
+    size_t count = rb_gc_count(), majors = rp_gc_watch_majors();
     bool major = rb_gc_latest_gc_info(sym_major_by) != Qnil;
     rp_gc_marks marks = layout == LAYOUT_FAILS ? RP_MARKS_UNREADABLE
                         : count - last_count > 1 ? RP_MARKS_MISSED
@@ -121,7 +121,7 @@ void rp_gc_watch_init(void)
     /* A GC under way (its marking in stretches between the program's)
      * counts as seen: its marking ends next. */
     last_count = rb_gc_count();
-    last_major = rb_gc_stat(sym_major_gc_count);
+    last_major = rp_gc_watch_majors();
     rb_add_event_hook(on_marking_end, RUBY_INTERNAL_EVENT_GC_END_MARK, Qnil);
 }
 
@@ -137,6 +137,11 @@ void rp_gc_watch_at_marking_end(rp_gc_watcher *fn)
 bool rp_gc_watch_marks_known(void)
 {
     return layout != LAYOUT_FAILS;
+}
+
+size_t rp_gc_watch_majors(void)
+{
+    return rb_gc_stat(sym_major_gc_count);
 }
 
 bool rp_gc_watch_missed_major(void)

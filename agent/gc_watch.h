@@ -52,6 +52,10 @@ void rp_gc_watch_at_marking_end(rp_gc_watcher *fn);
  * those unseen (else only minor ones, which free no old object). */
 bool rp_gc_watch_missed_major(void);
 
+/* Ruby's count of major GCs now (GC.stat's major_gc_count): outside GC
+ * and inside an allocation too (its symbol is made at init). */
+size_t rp_gc_watch_majors(void);
+
 /* Whether mark bits can be read (not known to fail). */
 bool rp_gc_watch_marks_known(void);
 
