@@ -30,7 +30,7 @@
 
 #define RP_CORE_SYMBOL "rperf_agent_core"
 /* Raised whenever the table's functions or their meaning change. */
-#define RP_CORE_ABI 3
+#define RP_CORE_ABI 4
 
 typedef struct rp_core_api {
     uint32_t abi;  /* RP_CORE_ABI of the core */
@@ -71,7 +71,7 @@ typedef struct rp_core_api {
 
     /* spans.h: requests and jobs. */
     int (*span_begin)(rp_thread *t, const char *name, size_t len, int64_t queued_ns);
-    void (*span_end)(rp_thread *t, int status);
+    void (*span_end)(rp_thread *t, int status, const char *name, size_t len);
 } rp_core_api;
 
 #endif

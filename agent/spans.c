@@ -425,6 +425,12 @@ static void close_orphans(rp_thread *t, struct rp_thread_spans *ts)
 }
 
 /* A new request of endpoint `name` on `fiber`; NULL when out of memory. */
+static void name_span(struct rp_open_span *o, const char *name, size_t len)
+{
+    o->name_len = len < RP_SPAN_NAME_MAX ? len : RP_SPAN_NAME_MAX;
+    memcpy(o->name, name, o->name_len);
+}
+
 static struct rp_open_span *open_span(rp_thread *t, struct rp_thread_spans *ts, VALUE fiber,
                                       const char *name, size_t len, int64_t queued_ns)
 {
@@ -452,8 +458,7 @@ static struct rp_open_span *open_span(rp_thread *t, struct rp_thread_spans *ts, 
     o->away_since_ns = o->away_ns = 0;
     o->longest_block_ns = 0;
     o->block_depth = 0;
-    o->name_len = len < RP_SPAN_NAME_MAX ? len : RP_SPAN_NAME_MAX;
-    memcpy(o->name, name, o->name_len);
+    name_span(o, name, len);
     o->real_ns = rp_clock_ns(CLOCK_REALTIME);
     int64_t queue = queued_ns ? o->real_ns - queued_ns : 0;
     o->queue_ns = queue > 0 && queue <= RP_SPAN_QUEUE_MAX_NS ? queue : 0;
@@ -524,12 +529,15 @@ static void end_open(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_sp
     retire(ts, o);
 }
 
-void rp_spans_end(rp_thread *t, int status)
+void rp_spans_end(rp_thread *t, int status, const char *name, size_t len)
 {
     struct rp_thread_spans *ts = thread_spans(t, false);
     struct rp_open_span *o = ts ? find_open(ts, rb_fiber_current()) : NULL;
-    if (o && --o->depth == 0)
-        end_open(t, ts, o, status);
+    if (!o || --o->depth != 0)
+        return;
+    if (name)
+        name_span(o, name, len);
+    end_open(t, ts, o, status);
 }
 
 /* Fiber switch hook (GVL held, on the thread, the new fiber current): a

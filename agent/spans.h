@@ -59,7 +59,10 @@ bool rp_spans_used(void);
  * Returns 0, or -1 when the span could not be kept (out of memory). */
 #define RP_SPAN_QUEUE_MAX_NS (3600 * 1000000000LL)
 int rp_spans_begin(rp_thread *t, const char *name, size_t len, int64_t queued_ns);
-void rp_spans_end(rp_thread *t, int status);
+/* `name` (len bytes), when not NULL, is the endpoint the request turned
+ * out to be — a router's route, known once the application returned; it
+ * replaces the name it began with. */
+void rp_spans_end(rp_thread *t, int status, const char *name, size_t len);
 
 /* GVL held (rp_gvl_gc_update / _stop): the fiber switch and thread end
  * hooks on or off — on while requests are recorded. */

@@ -359,11 +359,12 @@ static VALUE rperf_agent_session_dir(VALUE self)
 }
 
 /* Rperf.running? */
-/* Rperf._request_begin(name, queued_at) / Rperf._request_end(status): a
- * request or job of endpoint `name` on the calling fiber (spans.h;
- * nested ones count once), queued since `queued_at` (Unix time in seconds,
- * a Float; nil: not known); status 0 or nil for none. Nothing without a
- * profile. */
+/* Rperf._request_begin(name, queued_at) / Rperf._request_end(status,
+ * final_name = nil): a request or job of endpoint `name` on the calling
+ * fiber (spans.h; nested ones count once), queued since `queued_at` (Unix
+ * time in seconds, a Float; nil: not known); status 0 or nil for none;
+ * final_name, when given, the endpoint it turned out to be (a router's
+ * route). Nothing without a profile. */
 static VALUE rperf_request_begin(VALUE self, VALUE name, VALUE queued_at)
 {
     (void)self;
@@ -377,12 +378,21 @@ static VALUE rperf_request_begin(VALUE self, VALUE name, VALUE queued_at)
     return Qnil;
 }
 
-static VALUE rperf_request_end(VALUE self, VALUE status)
+static VALUE rperf_request_end(int argc, VALUE *argv, VALUE self)
 {
     (void)self;
+    VALUE status, name;
+    rb_scan_args(argc, argv, "11", &status, &name);
     rp_thread *t = core->current_thread();
-    if (t)
-        core->span_end(t, RB_INTEGER_TYPE_P(status) ? NUM2INT(status) : 0);
+    if (!t)
+        return Qnil;
+    int code = RB_INTEGER_TYPE_P(status) ? NUM2INT(status) : 0;
+    if (NIL_P(name)) {
+        core->span_end(t, code, NULL, 0);
+    } else {
+        VALUE text = rb_obj_as_string(name);
+        core->span_end(t, code, RSTRING_PTR(text), (size_t)RSTRING_LEN(text));
+    }
     return Qnil;
 }
 
@@ -441,7 +451,7 @@ void Init_rperf_agent(void)
     rb_define_singleton_method(rperf, "snapshot", rperf_snapshot, -1);
     rb_define_singleton_method(rperf, "running?", rperf_running_p, 0);
     rb_define_singleton_method(rperf, "_request_begin", rperf_request_begin, 2);
-    rb_define_singleton_method(rperf, "_request_end", rperf_request_end, 1);
+    rb_define_singleton_method(rperf, "_request_end", rperf_request_end, -1);
     rb_define_singleton_method(rperf, "_session_start", rperf_session_start, 6);
     rb_define_singleton_method(rperf, "_session_stop", rperf_session_stop, 0);
     rb_define_singleton_method(rperf, "_session_forked?", rperf_session_forked_p, 0);

@@ -104,6 +104,22 @@ module Rperf
       end
     end
 
+    # The job middlewares' (Sidekiq, ActiveJob) one job of `name`, queued
+    # since `queued_at`, run in an Rperf.profile block labelled
+    # `label_key => name`; its status is 200 when it returns, 500 when it
+    # raises (to be retried, or dead), as rperf-analyze requests counts them.
+    def _job(name, label_key, queued_at)
+      _request_begin(name, queued_at.is_a?(Time) ? queued_at.to_f : queued_at)
+      status = 500
+      begin
+        result = profile(label_key => name) { yield }
+        status = 200
+        result
+      ensure
+        _request_end(status)
+      end
+    end
+
     def stop
       session = @session
       data = _session_stop

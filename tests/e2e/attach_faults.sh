@@ -156,7 +156,10 @@ for kind in load require fork compact threads epoll; do
     "$RPERF" attach -d 1 -o "$kind.json.gz" "$TARGET" 2>"$kind.attach.err" ||
         fail "$kind: attach after the faults: $(cat "$kind.attach.err")"
     samples=$("$RUBY" "$CHECK" field "$kind.json.gz" sampling_count)
-    [ "$samples" -gt 100 ] || fail "$kind: $samples samples in 1 s"
+    # (how many depends on how much of its second the target ran, on a
+    # shared machine: about a hundred, 99 seen on a busy one; none or a
+    # handful would be a recording that does not work)
+    [ "$samples" -gt 20 ] || fail "$kind: $samples samples in 1 s"
     alive "$kind" "the recording"
     finish "$kind"
     note "$kind: alive after every fault; a recording after them: $samples samples (${SECONDS} s)"

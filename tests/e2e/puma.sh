@@ -4,34 +4,60 @@
 # into a running worker and into the master. The server answers as it does
 # without the agent (statuses and bodies), shuts down as fast on SIGTERM,
 # and the session holds the master and every worker — the replaced ones
-# too — with the time the requests took.
+# too — with the time the requests took: every request counted once, its
+# latency against the client's, a sleeping endpoint blocked and a
+# computing one on the CPU (Rperf::RackMiddleware in servers/app.ru).
+# Every server, with or without the agent, loads servers/puma_trap_safe.rb:
+# a Ruby 3.4.5 bug otherwise hangs a worker at SIGTERM now and then.
 . "$(dirname "$0")/lib.sh"
 use_test_gems puma
 RPERF="$RPERF_TEST_SRC/scripts/rperf"
 export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ANALYZE=$ANALYZE RPERF_ATTACH=$RPERF_TEST_ATTACH
 trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
 
-cat >config.ru <<'RUBY'
-require "cpu_burn"
-run(proc do |env|
-  case env["PATH_INFO"]
-  when "/cpu" then burn_cpu(0.02); [200, { "content-type" => "text/plain" }, ["burned\n"]]
-  when "/sleep" then sleep(0.02); [200, { "content-type" => "text/plain" }, ["slept\n"]]
-  else [404, { "content-type" => "text/plain" }, ["not here\n"]]
-  end
-end)
-RUBY
-cat >client.rb <<'RUBY'
-# client.rb PORT N: N rounds of GET /cpu, /sleep, /nope; prints each status and body.
-require "net/http"
-port, n = ARGV.map(&:to_i)
-# A connection per round, so that every worker of a cluster gets requests.
-n.times do
-  Net::HTTP.start("127.0.0.1", port) do |http|
-    %w[/cpu /sleep /nope].each { |path| r = http.get(path); print "#{r.code} #{r.body}" }
-  end
-end
-RUBY
+SERVERS="$RPERF_TEST_SRC/tests/e2e/servers"
+cp "$SERVERS/app.ru" config.ru
+export RUBYLIB="$SERVERS:$RUBYLIB"
+# client PORT ROUNDS [LATENCIES]: statuses and bodies on stdout
+client() { "$RUBY" "$SERVERS/client.rb" "$@"; }
+
+# requests_field JSON NAME KEY: a figure of an endpoint of requests --json
+requests_field() {
+    "$RUBY" -rjson -e 'e = JSON.parse(File.read(ARGV[0])).find { |x| x["name"] == ARGV[1] }; print e ? e[ARGV[2]] : "none"' "$@"
+}
+
+# client_p50 LATENCIES PATH: the median the client saw, in ms
+client_p50() {
+    awk -v p="$2" '$1 == p { print $2 }' "$1" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+# check_requests WHAT DIR LATENCIES ROUNDS: rperf-analyze requests over the
+# session counts every request the client sent, once, whichever process
+# served it; /sleep's median is its 20 ms sleep and no more than the client
+# saw; /sleep is blocked for its sleep, /cpu on the CPU for its burn.
+check_requests() {
+    local what=$1 dir=$2 lat=$3 rounds=$4 path got
+    "$ANALYZE" requests --json "$dir" >"$what.req.json" 2>"$what.req.err" || fail "$what: requests --json: $(cat "$what.req.err")"
+    local sent
+    for path in /cpu /sleep /nope; do
+        sent=$rounds
+        [ "$path" != /nope ] || sent=$((rounds + 1)) # and serve's readiness probe
+        got=$(requests_field "$what.req.json" "GET $path" count)
+        [ "$got" = "$sent" ] || fail "$what: GET $path counted $got times, it was sent $sent times: $(cat "$what.req.json")"
+    done
+    local p50 client cpu blocked
+    p50=$(requests_field "$what.req.json" "GET /sleep" p50_ms)
+    client=$(client_p50 "$lat" /sleep)
+    awk -v s="$p50" -v c="$client" 'BEGIN { exit !(s >= 19.5 && s <= c + 0.5) }' ||
+        fail "$what: GET /sleep p50 $p50 ms in the server, $client ms at the client (a 20 ms sleep)"
+    blocked=$(requests_field "$what.req.json" "GET /sleep" blocked_ms)
+    awk -v b="$blocked" -v n="$rounds" 'BEGIN { exit !(b >= 0.9 * 20 * n) }' ||
+        fail "$what: GET /sleep blocked $blocked ms in all, its $rounds sleeps 20 ms each"
+    cpu=$(requests_field "$what.req.json" "GET /cpu" cpu_ms)
+    awk -v c="$cpu" -v n="$rounds" 'BEGIN { exit !(c >= 0.9 * 20 * n && c <= 1.3 * 20 * n) }' ||
+        fail "$what: GET /cpu $cpu ms on the CPU in all, its $rounds burns 20 ms each"
+    note "$what: $rounds requests of each endpoint counted once; /sleep p50 $p50 ms (client $client ms), blocked $blocked ms; /cpu $cpu ms of CPU"
+}
 
 # serve NAME ENV... -- PUMA_ARGS...: starts puma in the background (its pid
 # in $server, its port in $port), waits until it answers.
@@ -62,21 +88,22 @@ stop_server() {
 
 # --- single mode, 4 threads: the same answers, the requests' time ------------
 serve plain -- -t 4:4
-"$RUBY" client.rb "$port" 20 >plain.txt
+client "$port" 20 >plain.txt
 plain_stop=$(stop_server)
 serve single LD_PRELOAD="$PRELOAD" RPERF_SESSION_DIR="$WORK/single" RPERF_QUIET=1 -- -t 4:4
-"$RUBY" client.rb "$port" 20 >single.txt
+client "$port" 20 single.lat >single.txt
 single_stop=$(stop_server)
 cmp -s plain.txt single.txt || fail "single mode answers differently with the agent: $(diff plain.txt single.txt | head -5)"
 [ "$single_stop" -le $((plain_stop + 2000)) ] || fail "SIGTERM took ${single_stop} ms with the agent, ${plain_stop} ms without"
 profile=$(only_profile "$WORK/single")
 burn=$(check weight "$profile" "Object#burn_cpu")
+check_requests "single mode" "$WORK/single" single.lat 20
 note "single mode: 60 answers as without the agent; SIGTERM ${single_stop} ms (${plain_stop} without); burn_cpu $((burn / 1000000)) ms (20 requests of 20 ms)"
 at_least "$burn" 320000000 || fail "burn_cpu has $((burn / 1000000)) ms, 20 requests burned 400"
 
 # --- cluster, 2 workers, preload_app!: master and workers in the session -----
 serve preload LD_PRELOAD="$PRELOAD" RPERF_SESSION_DIR="$WORK/preload" RPERF_QUIET=1 -- -w 2 -t 2:2 --preload
-"$RUBY" client.rb "$port" 20 >preload.txt
+client "$port" 20 preload.lat >preload.txt
 stop_server >/dev/null
 cmp -s plain.txt preload.txt || fail "cluster mode answers differently: $(diff plain.txt preload.txt | head -5)"
 files=$(ls "$WORK"/preload/profile-*.json.gz | wc -l)
@@ -84,10 +111,11 @@ files=$(ls "$WORK"/preload/profile-*.json.gz | wc -l)
 burn=$("$ANALYZE" report --top 200 "$WORK/preload" | awk '/Cumulative:/ { c = 1 } c && $4 == "Object#burn_cpu" { gsub(",", "", $1); print $1 }')
 note "cluster, preload_app!: 3 profiles (master, 2 workers); burn_cpu ${burn:-0} ms in the workers"
 at_least "${burn:-0}" 320 || fail "burn_cpu has ${burn:-0} ms over the workers, 20 requests burned 400"
+check_requests "cluster, preload_app!" "$WORK/preload" preload.lat 20
 
 # --- cluster, a phased restart (SIGUSR1), in parts: every worker kept --------
 serve phased LD_PRELOAD="$PRELOAD" RPERF_SESSION_DIR="$WORK/phased" RPERF_QUIET=1 RPERF_INTERVAL=1 -- -w 2 -t 2:2
-"$RUBY" client.rb "$port" 5 >/dev/null
+client "$port" 5 >/dev/null
 workers_of() { { pgrep -P "$1" || true; } | sort | tr '\n' ' '; } # none for a moment in a restart
 first_workers=$(workers_of "$server")
 kill -USR1 "$server"
@@ -98,7 +126,7 @@ for i in $(seq 300); do
     sleep 0.1
 done
 [ "$i" -lt 300 ] || fail "the phased restart did not replace both workers: $first_workers → $now_workers"
-"$RUBY" client.rb "$port" 5 >/dev/null
+client "$port" 5 >/dev/null
 sleep 1.2 # a part of the new workers
 stop_server >/dev/null
 pids=$(ls "$WORK"/phased/profile-*.json.gz | sed 's/.*profile-\([0-9]*\)-.*/\1/' | sort -u | tr '\n' ' ')
@@ -110,7 +138,7 @@ note "phased restart in parts: profiles of master $server, workers $first_worker
 
 # --- fork_worker: workers forked from worker 0, all in the session -----------
 serve forked LD_PRELOAD="$PRELOAD" RPERF_SESSION_DIR="$WORK/forked" RPERF_QUIET=1 -- -w 2 -t 2:2 --fork-worker
-"$RUBY" client.rb "$port" 10 >forked.txt
+client "$port" 10 >forked.txt
 stop_server >/dev/null
 cmp -s forked.txt <(head -n 30 plain.txt) || fail "fork_worker answers differently: $(diff forked.txt <(head -n 30 plain.txt) | head -5)"
 files=$(ls "$WORK"/forked/profile-*.json.gz | wc -l)
@@ -122,10 +150,10 @@ serve dormant LD_PRELOAD="$PRELOAD" RPERF_ENABLED=0 RPERF_SESSION_DIR="$WORK/dor
 worker=$(workers_of "$server" | cut -d' ' -f1)
 # An idle worker runs no Ruby code, and a command waits for a safepoint:
 # requests keep both workers busy while it is given.
-("$RUBY" client.rb "$port" 20 >/dev/null) &
+(client "$port" 20 >/dev/null) &
 "$RPERF" ctl "$worker" start 2>ctl.err || fail "ctl start in worker $worker: $(cat ctl.err)"
 wait $!
-"$RUBY" client.rb "$port" 20 >dormant.txt
+client "$port" 20 >dormant.txt
 "$RPERF" ctl "$worker" stop -o "$WORK/ctl.json.gz" 2>ctl-stop.err || fail "ctl stop: $(cat ctl-stop.err)"
 stop_server >/dev/null
 cmp -s dormant.txt plain.txt || fail "with a dormant agent and a ctl recording, answers differ: $(diff dormant.txt plain.txt | head -5)"
@@ -137,13 +165,13 @@ note "dormant agent, rperf ctl start/stop in worker $worker: its profile shows t
 # --- rperf attach into a running worker, then into the master --------------------
 serve attach -- -w 2 -t 2:2
 worker=$(workers_of "$server" | cut -d' ' -f1)
-("$RUBY" client.rb "$port" 40 >attach.txt) &
+(client "$port" 40 >attach.txt) &
 client=$!
 "$RPERF" attach -d 2 -o "$WORK/worker.json.gz" "$worker" 2>attach.err || fail "rperf attach into worker $worker: $(cat attach.err)"
 wait "$client" || fail "the client failed while a worker was attached"
 "$RPERF" attach -d 1 -o "$WORK/master.json.gz" "$server" 2>attach-master.err ||
     fail "rperf attach into the master $server: $(cat attach-master.err)"
-"$RUBY" client.rb "$port" 3 >after.txt
+client "$port" 3 >after.txt
 stop_server >/dev/null
 [ "$(grep -c '^200 ' attach.txt)" = 80 ] && [ "$(grep -c '^404 ' attach.txt)" = 40 ] ||
     fail "answers while attached: $(sort attach.txt | uniq -c | head -5)"

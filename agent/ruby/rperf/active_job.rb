@@ -6,7 +6,10 @@
 #     include Rperf::ActiveJobMiddleware
 #   end
 #
-# The label is job: "HardJob"; the job runs in an Rperf.profile block.
+# The label is job: "HardJob"; the job runs in an Rperf.profile block and
+# is one of its class's in rperf-analyze requests (status 200 when it
+# returns, 500 when it raises); when nothing is profiling (a dormant agent)
+# it just runs.
 # Needs ActiveSupport (Rails' activesupport gem).
 
 require_relative "../rperf"
@@ -23,10 +26,10 @@ module Rperf::ActiveJobMiddleware
 
   included do
     around_perform do |job, block|
+      next block.call unless Rperf.running?
+
       enqueued = job.respond_to?(:enqueued_at) ? job.enqueued_at : nil
-      Rperf.request(job.class.name, queued_at: enqueued.is_a?(Time) ? enqueued : nil) do
-        Rperf.profile(job: job.class.name) { block.call }
-      end
+      Rperf._job(job.class.name, :job, enqueued.is_a?(Time) ? enqueued : nil) { block.call }
     end
   end
 end

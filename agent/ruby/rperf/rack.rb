@@ -9,8 +9,13 @@
 #
 # By default the path is normalized so that one route is one label value:
 # path segments that are numbers become ":id", UUIDs ":uuid" (as the gem
-# does). The request runs in an Rperf.profile block, so with RPERF_DEFER=1
-# only requests are sampled.
+# does); and once the application has returned, the request is counted
+# under the route its router matched, when the router says so (Rails:
+# "GET /posts/:slug", Sinatra likewise), so that 300 slugs are one endpoint
+# of rperf-analyze requests. The request runs in an Rperf.profile block, so
+# with RPERF_DEFER=1 only requests are sampled. When nothing is profiling
+# (a dormant agent, before `rperf ctl start`) the application is called
+# as it is: its requests never fail for want of a profile.
 
 require_relative "../rperf"
 
@@ -44,6 +49,8 @@ class Rperf::RackMiddleware
   # The response is the app's, untouched (the gem's contract: a wrapped
   # body would not be the app's own object).
   def call(env)
+    return @app.call(env) unless Rperf.running?
+
     name = endpoint(env)
     status = nil
     Rperf._request_begin(name, self.class.queued_at(env))
@@ -52,8 +59,22 @@ class Rperf::RackMiddleware
       status = response[0] if response.is_a?(Array)
       response
     ensure
-      Rperf._request_end(status.to_i)
+      Rperf._request_end(status.to_i, @label.nil? ? self.class.route(env) : nil)
     end
+  end
+
+  # The route the application's router matched, as "GET /posts/:slug",
+  # from what routers leave in the env once they have routed: Rails' route
+  # (7.1 and later: action_dispatch.route_uri_pattern, or the pattern of
+  # action_dispatch.route it is made from; without its optional
+  # "(.:format)"), Sinatra's sinatra.route; nil when there is none (a plain
+  # Rack app, a request no route matched, another router).
+  def self.route(env)
+    pattern = env["action_dispatch.route_uri_pattern"] || rails_route_pattern(env["action_dispatch.route"])
+    return "#{env["REQUEST_METHOD"]} #{pattern.delete_suffix("(.:format)")}" if pattern.is_a?(String)
+
+    route = env["sinatra.route"]
+    route if route.is_a?(String)
   end
 
   # When the request reached the front of the system, from the
@@ -74,6 +95,12 @@ class Rperf::RackMiddleware
     elsif value > 1e8 then value
     end
   end
+
+  def self.rails_route_pattern(route)
+    path = route.path if route.respond_to?(:path)
+    path.spec.to_s if path.respond_to?(:spec)
+  end
+  private_class_method :rails_route_pattern
 
   private
 

@@ -1,0 +1,103 @@
+# A small real Rails application (servers/rails_app.ru: railties,
+# actionpack and activerecord on SQLite, from RubyGems) on Puma with four
+# threads, under the agent in wall mode, against the same application
+# without it. rperf-analyze requests must name the requests by their
+# route — 300 different slugs are one endpoint, "GET /posts/:slug" — and
+# count each once; agree with Rails' own instrumentation
+# (process_action.action_controller) and with the client on a sleeping
+# action's time; and split a sleeping action's time as blocked and a
+# computing one's as CPU. The server answers as without the agent. And
+# Sinatra's router names its routes the same way.
+. "$(dirname "$0")/lib.sh"
+use_test_gems puma railties actionpack activerecord sqlite3
+SERVERS="$RPERF_TEST_SRC/tests/e2e/servers"
+export RUBYLIB="$SERVERS:$RUBYLIB"
+trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
+cp "$SERVERS/rails_app.ru" config.ru
+
+# serve NAME ENV...: the application on Puma (4 threads) in the background
+serve() {
+    local name=$1
+    shift
+    port=$(free_port)
+    env DATABASE_URL="sqlite3:$WORK/$name.sqlite3" "$@" "$RUBY" "$GEM_BIN/puma" -b "tcp://127.0.0.1:$port" -t 4:4 \
+        config.ru >"$name.out" 2>&1 &
+    server=$!
+    wait_http "http://127.0.0.1:$port/up" 60 || fail "$name: Rails did not boot: $(tail -20 "$name.out")"
+}
+
+# stop_server NAME: SIGTERM; it must exit within 20 s
+stop_server() {
+    kill -TERM "$server"
+    local i
+    for i in $(seq 200); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
+    ! kill -0 "$server" 2>/dev/null || fail "$1: puma did not stop within 20 s of SIGTERM"
+    wait "$server" 2>/dev/null || true
+}
+
+serve plain
+"$RUBY" "$SERVERS/rails_client.rb" "$port" plain.lat >plain.txt || fail "plain: the client failed"
+stop_server plain
+[ "$(grep -c '^200 body ' plain.txt)" = 300 ] || fail "plain: not 300 posts: $(sort plain.txt | uniq -c | sort -rn | head -3)"
+
+serve agent LD_PRELOAD="$PRELOAD" RPERF_SESSION_DIR="$WORK/session" RPERF_MODE=wall RPERF_QUIET=1
+"$RUBY" "$SERVERS/rails_client.rb" "$port" agent.lat >agent.txt || fail "agent: the client failed"
+curl -s "http://127.0.0.1:$port/rails_times" >rails_times.txt || fail "GET /rails_times"
+stop_server agent
+cmp -s plain.txt agent.txt || fail "the application answers differently under the agent: $(diff plain.txt agent.txt | head -5)"
+
+"$ANALYZE" requests --json "$WORK/session" >req.json 2>req.err || fail "requests --json: $(cat req.err)"
+field() {
+    "$RUBY" -rjson -e 'e = JSON.parse(File.read(ARGV[0])).find { |x| x["name"] == ARGV[1] }; print e ? e[ARGV[2]] : "none"' "$@"
+}
+for route in "GET /posts/:slug 300" "GET /cpu 40" "GET /slow 40"; do
+    name=${route% *} sent=${route##* }
+    got=$(field req.json "$name" count)
+    [ "$got" = "$sent" ] || fail "$name counted $got times, $sent were sent: $("$RUBY" -rjson -e 'puts JSON.parse(File.read(ARGV[0])).map { |e| "#{e["name"]} #{e["count"]}" }.first(8)' req.json)"
+done
+! grep -q 'post-number' req.json || fail "an endpoint is named by its slug: $(grep -o '"name":"[^"]*post-number[^"]*"' req.json | head -3)"
+
+# /slow (a 50 ms sleep): the median in the middleware at least what Rails
+# measured of the action, and no more than the client saw
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+ours=$(field req.json "GET /slow" p50_ms)
+rails=$(awk '$1 == "WorkController#slow" { print $2 }' rails_times.txt | median)
+client=$(awk '$1 == "/slow" { print $2 }' agent.lat | median)
+[ -n "$rails" ] || fail "Rails' instrumentation measured no WorkController#slow: $(head -5 rails_times.txt)"
+awk -v o="$ours" -v r="$rails" -v c="$client" 'BEGIN { exit !(o >= 50 && o >= r - 0.5 && o <= c + 0.5) }' ||
+    fail "GET /slow p50: $ours ms under the agent, Rails measured $rails ms, the client $client ms"
+# the split: /slow blocked for its sleeps, /cpu on the CPU for its burns
+# (and Rails' own work), every endpoint's time told but for what the
+# machine took (%other) — within 5%: CPU a thread uses off the GVL (SQLite
+# releases it for its queries) is both on a core and off the GVL
+blocked=$(field req.json "GET /slow" blocked_ms)
+awk -v b="$blocked" 'BEGIN { exit !(b >= 0.9 * 40 * 50) }' || fail "GET /slow blocked $blocked ms; its 40 requests slept 50 ms each"
+cpu=$(field req.json "GET /cpu" cpu_ms)
+awk -v c="$cpu" 'BEGIN { exit !(c >= 0.9 * 40 * 20 && c <= 40 * (20 + 15)) }' || fail "GET /cpu $cpu ms on the CPU; its 40 requests burned 20 ms each"
+for name in "GET /posts/:slug" "GET /cpu" "GET /slow"; do
+    "$RUBY" -rjson -e 'e = JSON.parse(File.read(ARGV[0])).find { |x| x["name"] == ARGV[1] }
+        told = %w[queue_ms cpu_ms gvl_wait_ms blocked_ms gc_ms other_ms].sum { |k| e[k] }
+        exit((told - e["total_ms"]).abs <= 0.05 * e["total_ms"] && e["other_ms"] <= 0.3 * e["total_ms"] ? 0 : 1)' req.json "$name" ||
+        fail "$name: its split does not add up to its time: $(cat req.json)"
+done
+note "Rails on Puma, wall mode: 300 slugs counted as one endpoint GET /posts/:slug (300), /cpu 40, /slow 40; /slow p50 $ours ms (Rails $rails ms, client $client ms), blocked $blocked ms; /cpu $cpu ms of CPU"
+
+# Sinatra's router says its route too (sinatra.route): 50 slugs, one
+# endpoint; a path no route matched keeps its own name.
+use_test_gems sinatra
+cat >sinatra_app.rb <<'RUBY'
+require "sinatra/base"
+require "rperf/rack"
+class Blog < Sinatra::Base
+  get("/posts/:slug") { "post #{params[:slug]}\n" }
+end
+app = Rperf::RackMiddleware.new(Blog)
+request = Rack::MockRequest.new(app)
+50.times { |i| request.get("/posts/slug-#{i}-#{"x" * i}") }
+request.get("/nowhere")
+RUBY
+profiled sinatra "$RUBY" sinatra_app.rb || fail "the Sinatra application failed"
+"$ANALYZE" requests --json sinatra >sinatra.json || fail "requests --json of the Sinatra run"
+[ "$(field sinatra.json "GET /posts/:slug" count)" = 50 ] && [ "$(field sinatra.json "GET /nowhere" count)" = 1 ] ||
+    fail "Sinatra's routes: $(cat sinatra.json)"
+note "Sinatra: 50 slugs counted as GET /posts/:slug, an unrouted path under its own"
