@@ -47,6 +47,10 @@ rescue LoadError => e
 end
 
 module Rperf
+  # How many methods print_top lists per table (profile/encode/verbose.c's
+  # VERBOSE_TOP).
+  TOP_N = 10
+
   VM_STATE_LABELS = {
     1 => ["%GVL", "blocked"], 2 => ["%GVL", "wait"], 3 => ["%GC", "mark"], 4 => ["%GC", "sweep"],
   }.freeze
@@ -134,6 +138,41 @@ module Rperf
 
     def save(path, data, format: nil)
       _save(path.to_s, data, detect_format(path, format))
+    end
+
+    # `data` (a String) gzip-compressed, as a binary String — what the gem
+    # writes its .pb.gz and .json.gz with; zlib is loaded on first use,
+    # not into every program the agent profiles.
+    def gzip(data)
+      require "zlib"
+      Zlib.gzip(data.to_s).force_encoding(Encoding::BINARY)
+    end
+
+    # On stderr, what Rperf.start(verbose: true) prints at stop: the mode
+    # and frequency, the sampling cost, the top methods by self and total
+    # weight (the same code as verbose and rperf-analyze).
+    def print_stats(data)
+      $stderr.write(_verbose_text(data))
+    end
+
+    # The top methods of print_stats alone: TOP_N by self ("flat") and by
+    # total ("cum") weight; nothing without samples.
+    def print_top(data)
+      text = _verbose_text(data)
+      top = text.index("[Rperf] top ")
+      $stderr.write(text[top..]) if top
+    end
+
+    # A table as print_top prints them, of the caller's own weights:
+    # `table` maps [method, path] to a weight in ns, shares of total_weight.
+    def print_top_table(kind, table, total_weight)
+      top = table.max_by(TOP_N) { |_, weight| weight }
+      $stderr.puts "[Rperf] top #{top.size} by #{kind}:"
+      top.each do |(name, path), weight|
+        share = total_weight.positive? ? weight * 100.0 / total_weight : 0.0
+        where = path.empty? ? "" : " (#{path})"
+        $stderr.puts format("[Rperf]   %8.1fms %5.1f%%  %s%s", weight / 1_000_000.0, share, name, where)
+      end
     end
 
     def load(path)

@@ -94,6 +94,21 @@ verbose = stderr_of { Rperf.start(verbose: true) { hot } }
 ["[Rperf] mode=cpu frequency=1000Hz", "[Rperf] sampling:", "[Rperf] top", "by flat:", "by cum:"].each do |s|
   check("verbose says #{s}", verbose.include?(s), true)
 end
+# The gem's public printing and gzip helpers (its accuracy harness writes
+# its .pb.gz with Rperf.gzip).
+stats = stderr_of { Rperf.print_stats(data) }
+check("print_stats is what verbose prints", stats.start_with?("[Rperf] mode=wall frequency=500Hz") &&
+      stats.include?("by flat:") && stats.include?("Object#hot"), true)
+top = stderr_of { Rperf.print_top(data) }
+check("print_top is print_stats' tables", top.start_with?("[Rperf] top ") && stats.end_with?(top), true)
+table = stderr_of { Rperf.print_top_table("cum", { %w[A#a a.rb] => 3_000_000, ["B#b", ""] => 1_000_000 }, 4_000_000) }
+check("print_top_table", table, "[Rperf] top 2 by cum:\n[Rperf]        3.0ms  75.0%  A#a (a.rb)\n" \
+                                "[Rperf]        1.0ms  25.0%  B#b\n")
+check("TOP_N", Rperf::TOP_N, 10)
+encoded = Rperf::PProf.encode(data)
+gz = Rperf.gzip(encoded)
+require "zlib"
+check("gzip gives binary gzip of its input", [gz.encoding, Zlib.gunzip(gz) == encoded], [Encoding::BINARY, true])
 stat = stderr_of { Rperf.start(stat: true) { hot } }
 check("stat: true prints the summary", stat.include?("Performance stats"), true)
 puts "files.rb ok"
