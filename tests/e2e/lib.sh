@@ -101,6 +101,18 @@ use_test_gems() {
     unset RUBYOPT
 }
 
+# terminate PID SECONDS WHAT: SIGTERM to PID, as a deploy or an operator
+# sends it; fails, naming the state of it and its children, when it has
+# not exited within SECONDS.
+terminate() {
+    local pid=$1 limit=$2 i
+    kill -TERM "$pid"
+    for i in $(seq $((limit * 10))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    ! kill -0 "$pid" 2>/dev/null ||
+        fail "$3 did not stop within $limit s of SIGTERM: $(ps -o pid,stat,wchan:20,args --ppid "$pid" -p "$pid" | tr '\n' '|')"
+    wait "$pid" 2>/dev/null || true
+}
+
 # free_port: a TCP port of the loopback nobody listens on now.
 free_port() {
     "$RUBY" -rsocket -e 's = TCPServer.new("127.0.0.1", 0); print s.addr[1]; s.close'

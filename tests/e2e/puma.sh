@@ -75,13 +75,9 @@ serve() {
 
 # stop_server: SIGTERM; prints the ms it took to exit, fails past 20 s.
 stop_server() {
-    local t0 t1 i
+    local t0 t1
     t0=$(date +%s%N)
-    kill -TERM "$server"
-    for i in $(seq 200); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
-    ! kill -0 "$server" 2>/dev/null ||
-        fail "puma ($server_name) did not stop within 20 s of SIGTERM: $(ps -o pid,stat,wchan:20,args --ppid "$server" -p "$server" | tr '\n' '|')"
-    wait "$server" 2>/dev/null || true
+    terminate "$server" 20 "puma ($server_name)"
     t1=$(date +%s%N)
     echo $(((t1 - t0) / 1000000))
 }

@@ -27,13 +27,7 @@ serve() {
 }
 
 # stop_server NAME: SIGTERM; it must exit within 20 s
-stop_server() {
-    kill -TERM "$server"
-    local i
-    for i in $(seq 200); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
-    ! kill -0 "$server" 2>/dev/null || fail "$1: puma did not stop within 20 s of SIGTERM"
-    wait "$server" 2>/dev/null || true
-}
+stop_server() { terminate "$server" 20 "$1: puma"; }
 
 serve plain
 "$RUBY" "$SERVERS/rails_client.rb" "$port" plain.lat >plain.txt || fail "plain: the client failed"

@@ -50,13 +50,7 @@ wait_done() {
 }
 
 # stop_sidekiq: SIGTERM, as a deploy does; it must exit within 30 s
-stop_sidekiq() {
-    kill -TERM "$sidekiq"
-    local i
-    for i in $(seq 300); do kill -0 "$sidekiq" 2>/dev/null || break; sleep 0.1; done
-    ! kill -0 "$sidekiq" 2>/dev/null || fail "sidekiq did not stop within 30 s of SIGTERM"
-    wait "$sidekiq" 2>/dev/null || true
-}
+stop_sidekiq() { terminate "$sidekiq" 30 sidekiq; }
 
 field() {
     "$RUBY" -rjson -e 'e = JSON.parse(File.read(ARGV[0])).find { |x| x["name"] == ARGV[1] }
