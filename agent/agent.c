@@ -106,6 +106,10 @@ static pid_t remote_watch_pid;
 static int64_t remote_until_ns;
 static rb_postponed_job_handle_t remote_end_job = POSTPONED_JOB_HANDLE_INVALID;
 static char last_written[RP_PATH_MAX + 64]; /* the file the last profile went to */
+/* The program put a handler of its own on the timer's signal: the agent
+ * stood aside (step_aside) and takes no recording any more. */
+static bool stood_aside;
+static rb_postponed_job_handle_t step_aside_job = POSTPONED_JOB_HANDLE_INVALID;
 
 /* --- starting ------------------------------------------------------------ */
 
@@ -200,6 +204,9 @@ static void restart_in_fork_child(void *unused);
 static void write_part(void *unused);
 static void ask_for_part(void);
 static void set_worker_rotation(void);
+static void step_aside(void *unused);
+static void signal_taken(void);
+static void end_whole_profile(bool at_end);
 
 static void start_agent(void)
 {
@@ -238,6 +245,8 @@ static void start_agent(void)
     if (!attached)
         rp_ruby_lib_install(cfg.verbose);
     restart_job = rb_postponed_job_preregister(0, restart_in_fork_child, NULL);
+    step_aside_job = rb_postponed_job_preregister(0, step_aside, NULL);
+    rp_worker_on_signal_taken(signal_taken);
     pthread_atfork(rp_aggregator_before_fork, rp_aggregator_after_fork_parent, on_fork_child);
     rb_set_end_proc(on_ruby_exit, Qnil);
     if (cfg.dormant) {
@@ -249,6 +258,42 @@ static void start_agent(void)
         rotate_job = rb_postponed_job_preregister(0, write_part, NULL);
     set_worker_rotation();
     begin_profile();
+}
+
+/* Postponed job — a Ruby thread, GVL held: the program has put a handler
+ * of its own on the agent's timer signal — the rperf gem's own profiler
+ * does, at its Rperf.start, on the same SIGRTMIN+8, when the program
+ * loads the gem's lib instead of the agent's API. Two profilers on one
+ * signal would each take the other's ticks as samples, and the gem's stop
+ * tidies away the session directory it finds in RPERF_SESSION_DIR: the
+ * program's own profiler has the process from here. The worker has
+ * stopped ticking; the agent's recording ends and is written now, while
+ * its directory is there, and no command starts another. */
+static void step_aside(void *unused)
+{
+    (void)unused;
+    if (stood_aside || getpid() != owner_pid)
+        return;
+    stood_aside = true;
+    char path[RP_PATH_MAX + 64] = "", why[RP_PATH_MAX + 256] = "";
+    if (remote_profile && atomic_load(&state) == AGENT_ACTIVE)
+        rp_agent_remote_stop(path, sizeof(path), why, sizeof(why));
+    else if (atomic_load(&state) == AGENT_ACTIVE)
+        end_whole_profile(false);
+    else
+        stop_machinery_if_idle();
+    const char *written = path[0] ? path : last_written;
+    rp_log("process %ld put a handler of its own on signal %d, the agent's timer (the rperf "
+           "gem's own profiler does, at Rperf.start, when its lib is loaded instead of the "
+           "agent's API): the agent stands aside; its profile ends here%s%s",
+           (long)getpid(), cfg.timer_signal, written[0] ? ", written to " : "", written);
+}
+
+/* Worker thread (async-signal-safe): see step_aside. */
+static void signal_taken(void)
+{
+    rb_postponed_job_trigger(step_aside_job);
+    rp_gvl_holder_interrupt();
 }
 
 /* Interposes libruby's ruby_init(): main thread, before any Ruby code. */
@@ -540,8 +585,6 @@ static void close_session_at_end(void)
     rp_aggregator_clear(RP_REC_SESSION);
     rp_allocs_forget(RP_REC_SESSION);
 }
-
-static void end_whole_profile(bool at_end);
 
 /* GVL held, on the thread that ends the process: stops sampling and writes
  * this process's profile, once. */
@@ -975,6 +1018,12 @@ int rp_agent_remote_start(const rp_remote_start *o, char *why, size_t size)
 {
     restart_in_fork_child(NULL);
     int now = atomic_load(&state);
+    if (stood_aside) {
+        snprintf(why, size, "the program has a handler of its own on signal %d, the agent's timer "
+                 "(the rperf gem's own profiler?): the agent stood aside in this process",
+                 cfg.timer_signal);
+        return -1;
+    }
     if (now == AGENT_ACTIVE) {
         snprintf(why, size, remote_profile ? "already recording (stop it with: rperf ctl %ld stop)"
                                            : "this process is profiled from its start already",

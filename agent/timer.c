@@ -135,14 +135,39 @@ void rp_timer_forget(void)
     timer_exists = timer_armed = false;
 }
 
+/* Whether `signo`'s handler is on_tick now. */
+static bool handler_is_ours(int signo)
+{
+    struct sigaction current;
+    return sigaction(signo, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
+           current.sa_sigaction == on_tick;
+}
+
 void rp_timer_release_signal(void)
 {
     /* Only once no tick can be pending: restoring SIG_DFL earlier would let
-     * a late real-time signal terminate the process. */
+     * a late real-time signal terminate the process. And only over our own
+     * handler: one the program installed since is the program's. */
     if (claimed_signal) {
-        sigaction(claimed_signal, &previous_action, NULL);
+        if (handler_is_ours(claimed_signal))
+            sigaction(claimed_signal, &previous_action, NULL);
         claimed_signal = 0;
     }
+}
+
+bool rp_timer_signal_taken(void)
+{
+    int signo = claimed_signal;
+    return signo && !handler_is_ours(signo);
+}
+
+void rp_timer_disarm(void)
+{
+    pthread_mutex_lock(&lock);
+    ticks_wanted = false;
+    if (timer_exists && timer_armed)
+        arm(false);
+    pthread_mutex_unlock(&lock);
 }
 
 static void add_ns(struct timespec *ts, int64_t ns)

@@ -52,6 +52,14 @@ void rp_timer_forget(void);
  * program's previous disposition of the signal. */
 void rp_timer_release_signal(void);
 
+/* Worker: whether the program has put a handler of its own on the claimed
+ * signal since (the rperf gem's own profiler claims the same SIGRTMIN+8):
+ * the agent's ticks would then be that handler's, and its samples. */
+bool rp_timer_signal_taken(void);
+
+/* Worker: no more ticks, until a Ruby thread asks for them again. */
+void rp_timer_disarm(void);
+
 /* Sleeping mode (worker thread): absolute CLOCK_MONOTONIC deadlines. */
 typedef struct rp_ticker {
     struct timespec deadline;

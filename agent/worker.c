@@ -73,6 +73,7 @@ static const rotation *rotation_now(void)
 static _Atomic(void (*)(void *)) posted_job;
 static void *posted_arg;
 static int timer_signal;    /* 0: the worker is the sleeping ticker */
+static void (*signal_taken)(void); /* set once at start (rp_worker_on_signal_taken) */
 static struct rusage worker_usage; /* written by the worker as it ends */
 
 /* Called on the GVL side at a hand-over; sem_post is async-signal-safe. */
@@ -91,29 +92,39 @@ static void fold_handed_over(void)
 }
 
 /* Waits on `wake` until posted, or with intervals until the next one
- * is due. */
-static void wait_or_rotation(void)
+ * is due, and at most `cap_ns` (0: no cap). */
+static void wait_or_rotation(int64_t cap_ns)
 {
     const rotation *r = rotation_now();
-    if (!r->interval_ns || !r->due) {
+    int64_t until = r->interval_ns && r->due ? r->next_ns : 0;
+    if (cap_ns) {
+        int64_t capped = rp_monotonic_ns() + cap_ns;
+        until = until && until < capped ? until : capped;
+    }
+    if (!until) {
         sem_wait(&wake);
         return;
     }
-    struct timespec due = {r->next_ns / 1000000000, r->next_ns % 1000000000};
+    struct timespec due = {until / 1000000000, until % 1000000000};
     sem_clockwait(&wake, CLOCK_MONOTONIC, &due);
 }
+
+/* How often, at least, the worker looks whether its signal is still its
+ * own (watch_timer_signal): ticks do not wake it (the sample job does, at
+ * hand-overs), and the program may have taken them. */
+#define SIGNAL_WATCH_NS 20000000
 
 /* Waits for a hand-over or stop; in sleeping mode also ticks, unless
  * ticking is off, and then starts afresh when it is turned back on. */
 static void wait_for_work(rp_ticker *ticker)
 {
     if (timer_signal) {
-        wait_or_rotation(); /* EINTR at each timer signal is fine */
+        wait_or_rotation(SIGNAL_WATCH_NS); /* EINTR at a timer signal is fine */
         rp_timer_settle();
         return;
     }
     if (!atomic_load(&ticking)) {
-        wait_or_rotation();
+        wait_or_rotation(0);
         if (atomic_load(&ticking))
             rp_ticker_start(ticker, atomic_load(&tick_hz));
         return;
@@ -142,6 +153,26 @@ static void rotate_when_due(void)
     current.due();
 }
 
+/* Worker, in signal mode, every 10 to 20 ms: once the program has put a
+ * handler of its own on the timer's signal, the ticks stop — each would be
+ * a sample of that handler's, none of the agent's — and the agent is told
+ * (once per worker). A system call, so not at every tick. */
+static void watch_timer_signal(int64_t *next_check_ns, bool *told)
+{
+    if (!timer_signal || *told)
+        return;
+    int64_t now = rp_monotonic_ns();
+    if (now < *next_check_ns)
+        return;
+    *next_check_ns = now + 10000000;
+    if (!rp_timer_signal_taken())
+        return;
+    rp_timer_disarm();
+    *told = true;
+    if (signal_taken)
+        signal_taken();
+}
+
 /* Worker: runs the job the GVL side posted, if any. */
 static void run_posted_job(void)
 {
@@ -168,12 +199,15 @@ static void *worker_main(void *arg)
     current.seq = UINT32_MAX; /* read afresh, counting from now */
     rotation_now();
     sem_post(&armed);
+    int64_t next_signal_check_ns = 0;
+    bool told_taken = false;
     while (!atomic_load(&stopping)) {
         rp_sample_buf_prefault();
         wait_for_work(&ticker);
         fold_handed_over();
         rotate_when_due();
         run_posted_job();
+        watch_timer_signal(&next_signal_check_ns, &told_taken);
     }
     rp_timer_stop_signal();
     fold_handed_over();
@@ -251,6 +285,11 @@ bool rp_worker_stop(void)
     if (stopped)
         rp_timer_release_signal(); /* no tick can be pending any more */
     return stopped;
+}
+
+void rp_worker_on_signal_taken(void (*fn)(void))
+{
+    signal_taken = fn;
 }
 
 void rp_worker_forget(void)

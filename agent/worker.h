@@ -29,6 +29,12 @@ bool rp_worker_running(void);
  * within 5 s: its tables must then not be touched. Idempotent. */
 bool rp_worker_stop(void);
 
+/* At start, before any worker: `fn` (async-signal-safe: it triggers a
+ * postponed job) is called on the worker when the program has put a
+ * handler of its own on the timer's signal; the worker has stopped its
+ * ticks by then. */
+void rp_worker_on_signal_taken(void (*fn)(void));
+
 /* Fork child: the worker thread does not exist here; forget it. */
 void rp_worker_forget(void);
 
