@@ -6,7 +6,7 @@
 # Now the agent stands aside when the gem takes the signal, in one line,
 # having written its profile; the gem's session counts its own ticks only.
 . "$(dirname "$0")/lib.sh"
-use_test_gems rperf
+TEST_GEMS_APART=beside use_test_gems rperf
 gem_lib=$(GEM_HOME=$GEM_HOME "$RUBY" -e 'print Gem::Specification.find_by_name("rperf").full_gem_path' 2>/dev/null)/lib
 [ -f "$gem_lib/rperf.rb" ] || fail "the rperf gem's lib is not at $gem_lib"
 

@@ -87,10 +87,11 @@ find_rack_lib() {
 # use_test_gems NAME...: points GEM_HOME and GEM_PATH at the gems of
 # RubyGems that scripts/setup installs for the project's Ruby
 # (tests/gems.txt), with no RUBYOPT of the machine's; skips the test (exit
-# 77) when one of them is not there.
+# 77) when one of them is not there. TEST_GEMS_APART=WORD: those of the
+# folder of their own that gems.txt's third word names.
 use_test_gems() {
     local cache=${RPERF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rperf} dir g
-    dir="$cache/gems-$("$RUBY" -e 'print RUBY_VERSION')"
+    dir="$cache/gems-$("$RUBY" -e 'print RUBY_VERSION')${TEST_GEMS_APART:+-$TEST_GEMS_APART}"
     for g; do
         GEM_HOME=$dir GEM_PATH=$dir "$RUBY" -e 'exit Gem::Specification.find_all_by_name(ARGV[0]).any? ? 0 : 1' "$g" || {
             echo "# skipped: the gem $g is not in $dir (scripts/setup installs it from RubyGems)"
