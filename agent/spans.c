@@ -424,13 +424,14 @@ static void close_orphans(rp_thread *t, struct rp_thread_spans *ts)
             end_open(t, ts, ts->open[i], 0);
 }
 
-/* A new request of endpoint `name` on `fiber`; NULL when out of memory. */
+/* Request `o` is of endpoint `name` (cut at RP_SPAN_NAME_MAX bytes). */
 static void name_span(struct rp_open_span *o, const char *name, size_t len)
 {
     o->name_len = len < RP_SPAN_NAME_MAX ? len : RP_SPAN_NAME_MAX;
     memcpy(o->name, name, o->name_len);
 }
 
+/* A new request of endpoint `name` on `fiber`; NULL when out of memory. */
 static struct rp_open_span *open_span(rp_thread *t, struct rp_thread_spans *ts, VALUE fiber,
                                       const char *name, size_t len, int64_t queued_ns)
 {

@@ -109,9 +109,10 @@ static void wait_or_rotation(int64_t cap_ns)
     sem_clockwait(&wake, CLOCK_MONOTONIC, &due);
 }
 
-/* How often, at least, the worker looks whether its signal is still its
- * own (watch_timer_signal): ticks do not wake it (the sample job does, at
- * hand-overs), and the program may have taken them. */
+/* How often the worker looks whether its signal is still its own
+ * (watch_timer_signal) — at least, since ticks do not wake it (the sample
+ * job does, at hand-overs) and the program may have taken them; and at
+ * most, the look being a system call. */
 #define SIGNAL_WATCH_NS 20000000
 
 /* Waits for a hand-over or stop; in sleeping mode also ticks, unless
@@ -153,10 +154,10 @@ static void rotate_when_due(void)
     current.due();
 }
 
-/* Worker, in signal mode, every 10 to 20 ms: once the program has put a
- * handler of its own on the timer's signal, the ticks stop — each would be
- * a sample of that handler's, none of the agent's — and the agent is told
- * (once per worker). A system call, so not at every tick. */
+/* Worker, in signal mode, every SIGNAL_WATCH_NS: once the program has put
+ * a handler of its own on the timer's signal, the ticks stop — each would
+ * be a sample of that handler's, none of the agent's — and the agent is
+ * told (once per worker). */
 static void watch_timer_signal(int64_t *next_check_ns, bool *told)
 {
     if (!timer_signal || *told)
@@ -164,7 +165,7 @@ static void watch_timer_signal(int64_t *next_check_ns, bool *told)
     int64_t now = rp_monotonic_ns();
     if (now < *next_check_ns)
         return;
-    *next_check_ns = now + 10000000;
+    *next_check_ns = now + SIGNAL_WATCH_NS;
     if (!rp_timer_signal_taken())
         return;
     rp_timer_disarm();
