@@ -4,19 +4,23 @@
 # rperf-gem: the rperf gem's Rperf.start (cpu mode); stackprof: its cpu
 # mode; vernier: its wall mode (it has no cpu mode); each at HZ samples a
 # second. The profile is built and dropped (not written).
+# With PEER_SAMPLES=FILE, the number of samples it took goes into FILE
+# (for scripts/bench sample's cost per sample).
 profiler, hz, script, *args = ARGV
 ARGV.replace(args)
 interval_us = 1_000_000 / Integer(hz)
-case profiler
-when "rperf-gem"
-  require "rperf"
-  Rperf.start(mode: :cpu, frequency: Integer(hz)) { load script }
-when "stackprof"
-  require "stackprof"
-  StackProf.run(mode: :cpu, interval: interval_us) { load script }
-when "vernier"
-  require "vernier"
-  Vernier.profile(mode: :wall, interval: interval_us) { load script }
-else
-  abort "peer_run.rb: unknown profiler #{profiler}"
-end
+samples =
+  case profiler
+  when "rperf-gem"
+    require "rperf"
+    Rperf.start(mode: :cpu, frequency: Integer(hz)) { load script }[:sampling_count]
+  when "stackprof"
+    require "stackprof"
+    StackProf.run(mode: :cpu, interval: interval_us) { load script }[:samples]
+  when "vernier"
+    require "vernier"
+    Vernier.profile(mode: :wall, interval: interval_us) { load script }.total_weights
+  else
+    abort "peer_run.rb: unknown profiler #{profiler}"
+  end
+File.write(ENV["PEER_SAMPLES"], "#{samples}\n") if ENV["PEER_SAMPLES"]

@@ -3,6 +3,8 @@
 # rails_app.ru — a small real Rails application (railties, actionpack,
 # activerecord on SQLite) for tests/e2e/rails.sh, served by Puma:
 #   GET /posts/:slug  one post from the database, by its slug
+#   GET /search/:term the slugs that end as the term does (any term: as
+#                     many URLs as clients make up; scripts/bench soak)
 #   GET /cpu          burns 20 ms of CPU       GET /slow  sleeps 50 ms
 #   GET /rails_times  what Rails' own instrumentation measured, a line per
 #                     request: "Controller#action MS" (process_action)
@@ -44,6 +46,11 @@ class PostsController < ActionController::API
     post = Post.find_by!(slug: params[:slug])
     render plain: "#{post.body}\n"
   end
+
+  def search
+    slugs = Post.where("slug LIKE ?", "%#{params[:term][-1]}%").limit(3).pluck(:slug)
+    render plain: "#{slugs.size}\n"
+  end
 end
 
 class WorkController < ActionController::API
@@ -66,6 +73,7 @@ end
 
 RperfTestApp.routes.draw do
   get "/posts/:slug", to: "posts#show"
+  get "/search/:term", to: "posts#search"
   get "/cpu", to: "work#cpu"
   get "/slow", to: "work#slow"
   get "/rails_times", to: "work#rails_times"
