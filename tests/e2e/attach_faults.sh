@@ -103,8 +103,10 @@ inject() {
     case $fault in
     *:stop) (sleep 0.3; kill -CONT "$TARGET") & continuer=$! ;; # stopped by the fault, continued later
     esac
-    # (in a subshell whose own words go nowhere: the shell's "Killed")
-    (RPERF_ATTACH_FAULT=$fault "$ATTACH" --wait 2 "$TARGET" "$RPERF_TEST_AGENT" \
+    # (in a subshell whose own words go nowhere: the shell's "Killed";
+    # every signal at its default action, as an operator's terminal
+    # has them, though this suite may run under nohup or in background)
+    (RPERF_ATTACH_FAULT=$fault env --default-signal "$ATTACH" --wait 2 "$TARGET" "$RPERF_TEST_AGENT" \
         "$(printf '%s\nreply=%s/reply' "$command" "$WORK")" >inject.out 2>inject.err; exit $?) 2>/dev/null || rc=$?
     [ -z "$continuer" ] || wait "$continuer"
     alive "$name" "$fault (rperf-attach status $rc: $(head -c 200 inject.err))"
