@@ -4,7 +4,7 @@
  *
  *   rperf-attach [-v] [--wait S] PID AGENT COMMAND
  *
- * COMMAND is agent/remote.h's (the `rperf attach`, `detach` and `ctl`
+ * COMMAND is agent/control/remote.h's (the `rperf attach`, `detach` and `ctl`
  * commands of scripts/rperf write it). With --wait, the command gets
  * expires= (S seconds from now) and rperf-attach waits that long for the
  * agent's answer in the command's reply= file: "ok ..." is printed on
@@ -49,7 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../agent/remote.h"
+#include "../agent/control/remote.h"
 #include "elf_symbols.h"
 #include "proc_target.h"
 #include "remote_call.h"

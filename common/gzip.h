@@ -6,7 +6,7 @@
  * sampling core, which is loaded into every process a
  * Ruby program starts, must not drag libz into each of them, so it
  * resolves the same functions with dlopen only when a Ruby process writes
- * its profile (agent/zlib_loader.c; libruby has already loaded libz).
+ * its profile (agent/base/zlib_loader.c; libruby has already loaded libz).
  */
 #ifndef RPERF_COMMON_GZIP_H
 #define RPERF_COMMON_GZIP_H

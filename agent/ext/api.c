@@ -32,12 +32,12 @@
 #include <sys/stat.h>
 
 #include "../../profile/profile_write.h"
-#include "../config.h"
-#include "../core_api.h"
-#include "../ruby_lib.h"
+#include "../base/config.h"
+#include "../control/core_api.h"
+#include "../base/ruby_lib.h"
 #include "formats.h"
 #include "profile_hash.h"
-#include "../ruby_api.h"
+#include "../base/ruby_api.h"
 
 /* The sampling core, found at Init (core_api.h). */
 static const rp_core_api *core;

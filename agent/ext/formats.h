@@ -21,8 +21,8 @@
 #ifndef RPERF_AGENT_EXT_FORMATS_H
 #define RPERF_AGENT_EXT_FORMATS_H
 
-#include "../core_api.h"
-#include "../ruby_api.h"
+#include "../control/core_api.h"
+#include "../base/ruby_api.h"
 
 /* Init_rperf_agent: defines the methods under `rperf` (the Rperf module). */
 void rp_formats_define(VALUE rperf, const rp_core_api *core);

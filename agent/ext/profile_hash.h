@@ -23,7 +23,7 @@
 #define RPERF_AGENT_EXT_PROFILE_HASH_H
 
 #include "../../profile/profile.h"
-#include "../ruby_api.h"
+#include "../base/ruby_api.h"
 
 VALUE rp_profile_hash(const rp_profile *p);
 

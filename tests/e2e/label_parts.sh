@@ -1,5 +1,5 @@
 # Labels across RPERF_INTERVAL parts: the label store is compacted between
-# parts (agent/labels.h), so a server labelling each request with its id
+# parts (agent/sampling/labels.h), so a server labelling each request with its id
 # does not grow it without end. The program (tests/e2e/api/label_parts.rb)
 # checks its own labels after each boundary; here, each part holds only
 # the sets of its own interval, and the merged parts keep every label.

@@ -1,6 +1,6 @@
 # M:N threads (RUBY_MN_THREADS=1): several Ruby threads take turns on a
 # few native threads, whose CPU clocks count all of them. Each Ruby
-# thread's CPU time must still be its own (agent/thread_cpu.h), and wall
+# thread's CPU time must still be its own (agent/vm/thread_cpu.h), and wall
 # mode must give every thread its time and its sleeps as GVL blocked, as
 # with 1:1 threads. Before, M:N charged the same CPU time to every
 # thread sharing a native one (5x the process's CPU, the 2:1 split lost).

@@ -1,5 +1,5 @@
 # Ractors other than the main one: their time is attributed, one row per
-# Ractor named as Ruby names it ("Ractor #2 alpha", agent/ractors.h), in
+# Ractor named as Ruby names it ("Ractor #2 alpha", agent/vm/ractors.h), in
 # both modes and both thread models; stat gives their share; and a program
 # using Ractors runs as it does without the agent, 50 times over.
 . "$(dirname "$0")/lib.sh"

@@ -2,7 +2,7 @@
 # then duplicates descriptors, until EMFILE (what Ruby's own
 # TestIO#test_dup_many does) and keeps them all open at exit. Its output is
 # the same as without the agent, the agent prints nothing, and the profile
-# is written with the program's time in it (agent/fd_reserve.h).
+# is written with the program's time in it (agent/base/fd_reserve.h).
 . "$(dirname "$0")/lib.sh"
 
 cat >fds.rb <<'RUBY'

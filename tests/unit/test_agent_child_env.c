@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "../../agent/child_env.h"
+#include "../../agent/base/child_env.h"
 
 static const char *strip(const char *preload)
 {

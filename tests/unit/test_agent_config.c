@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../agent/config.h"
+#include "../../agent/base/config.h"
 
 static void clear_env(void)
 {

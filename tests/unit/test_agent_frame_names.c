@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../agent/frame_names.h"
+#include "../../agent/sampling/frame_names.h"
 #include "../../common/idxset.h"
 
 static rp_named_frame named(const char *path, const char *label, uint32_t first_line)

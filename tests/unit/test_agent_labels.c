@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../agent/labels.h"
+#include "../../agent/sampling/labels.h"
 #include "../../common/idxset.h"
 
 static rp_label_change set(const char *key, const char *value)

@@ -1,5 +1,5 @@
 /*
- * Unit test for agent/log.c: the agent's lines, redirected to a file of
+ * Unit test for agent/base/log.c: the agent's lines, redirected to a file of
  * the session (rperf attach) again and again while another thread writes
  * lines (the worker), never land in a file the program opens meanwhile —
  * which a closed and reused descriptor number would give them.
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../agent/log.h"
+#include "../../agent/base/log.h"
 
 static atomic_bool writing;
 

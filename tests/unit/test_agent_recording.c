@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../../agent/recording.h"
+#include "../../agent/base/recording.h"
 
 #define MS 1000000LL
 

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../agent/config.h"
-#include "../../agent/remote_command.h"
+#include "../../agent/base/config.h"
+#include "../../agent/control/remote_command.h"
 
 /* Parses `text` (copied: the parser cuts it); the answer and why[]. */
 static bool parse(const char *text, rp_remote_request *r, char *why)

@@ -16,8 +16,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../agent/frame_capture.h"
-#include "../../agent/sample_buf.h"
+#include "../../agent/sampling/frame_capture.h"
+#include "../../agent/sampling/sample_buf.h"
 
 /* --- test doubles for the Ruby symbols sample_buf.c uses --------------- */
 

@@ -1,5 +1,5 @@
 /*
- * Unit test for agent/zlib_loader.c: the worker thread (writing a part)
+ * Unit test for agent/base/zlib_loader.c: the worker thread (writing a part)
  * and a Ruby thread (writing at exit) may ask for the zlib functions at
  * the same moment. Several threads ask at once; every one gets the same
  * complete table. Built with ThreadSanitizer (tests/meson.build), which

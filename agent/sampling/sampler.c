@@ -1,0 +1,258 @@
+/*
+ * agent/sampling/sampler.c — the sampling postponed job. See sampler.h.
+ *
+ * Context: sample_job runs on the Ruby thread that holds the GVL, at a
+ * safepoint, inside whatever Ruby code was running: it must not allocate
+ * Ruby objects, raise, or block. It reads the monotonic clock (vDSO) at
+ * its start and end, and the thread's CPU clock (thread_cpu.h: a system
+ * call) once when a recording it serves is in cpu mode; looks up the thread's record and
+ * copies the frame VALUEs into the sample buffer once for all of them.
+ */
+#include "sampler.h"
+
+#include <stdatomic.h>
+#include <time.h>
+
+#include "../../common/clock.h"
+#include "../vm/gvl_holder.h"
+#include "../base/log.h"
+#include "../base/ruby_api.h"
+#include "sample_buf.h"
+#include "../vm/threads.h"
+
+static rb_postponed_job_handle_t job_handle = POSTPONED_JOB_HANDLE_INVALID;
+static rp_keep_capture_fn *keep_capture;
+static rp_after_round_fn *after_round;
+
+void rp_sampler_set_keep_capture(rp_keep_capture_fn *fn)
+{
+    keep_capture = fn;
+}
+
+void rp_sampler_set_after_round(rp_after_round_fn *fn)
+{
+    after_round = fn;
+}
+
+int64_t rp_monotonic_ns(void)
+{
+    return rp_clock_ns(CLOCK_MONOTONIC);
+}
+
+int64_t rp_clock_reading_for(rp_clock_reading *now, rp_thread *t, rp_rec_id id)
+{
+    if (rp_recording_get(id)->cfg.mode == RP_MODE_WALL)
+        return now->wall_ns;
+    if (!now->has_cpu) {
+        now->cpu_ns = rp_thread_cpu_now(&t->cpu);
+        now->has_cpu = true;
+    }
+    return now->cpu_ns;
+}
+
+/* Counts a capture's outcome for every recording its charges are for. */
+static void count_outcome(const rp_charge *charges, int n, rp_capture_result result)
+{
+    if (result != RP_CAPTURE_FULL && result != RP_CAPTURED_TRUNCATED)
+        return;
+    bool counted[RP_RECORDINGS] = {false};
+    for (int i = 0; i < n; i++) {
+        rp_rec_id id = (rp_rec_id)charges[i].recording;
+        if (counted[id])
+            continue;
+        counted[id] = true;
+        rp_sampler_stats *s = &rp_recording_get(id)->stats;
+        if (result == RP_CAPTURE_FULL)
+            s->dropped_samples++;
+        else
+            s->truncated_samples++;
+    }
+}
+
+void rp_sampler_record(const rp_thread *t, const rp_charge *charges, int n)
+{
+    if (keep_capture && keep_capture(t, charges, n))
+        return; /* kept with the thread's request until it ends */
+    count_outcome(charges, n, rp_sample_buf_capture(t->thread_seq, t->label_set, charges, n));
+}
+
+/* The most of one capture's time a cpu-mode clock skips. The capture
+ * runs on the CPU for a few µs; its wall time, which is what is measured
+ * (a second CPU clock read, a system call, would cost as much as it
+ * saves), can be far longer when the OS preempted the thread, and that
+ * part was not the thread's CPU time. */
+#define OWN_CPU_MAX_NS 20000
+
+void rp_sampler_own_time(rp_thread *t, const bool served[RP_RECORDINGS], const rp_clock_reading *since)
+{
+    int64_t spent = rp_monotonic_ns() - since->wall_ns;
+    if (spent <= 0)
+        return;
+    for (int i = 0; i < RP_RECORDINGS; i++) {
+        rp_recording *r = rp_recording_get((rp_rec_id)i);
+        if (!atomic_load_explicit(&r->accepting, memory_order_relaxed))
+            continue;
+        if (served[i])
+            r->stats.sampling_time_ns += (uint64_t)spent;
+        rp_thread_clock *c = &t->clock[i];
+        if (c->epoch != r->clock_epoch)
+            continue;
+        c->prev_ns += r->cfg.mode == RP_MODE_WALL ? spent : spent < OWN_CPU_MAX_NS ? spent : OWN_CPU_MAX_NS;
+        c->prev_wall_ns += spent;
+    }
+}
+
+/* Every accepting recording loses a sample the thread has no record for. */
+static void drop_for_all(void)
+{
+    for (int i = 0; i < RP_RECORDINGS; i++)
+        if (atomic_load(&rp_recording_get((rp_rec_id)i)->accepting))
+            rp_recording_get((rp_rec_id)i)->stats.dropped_samples++;
+}
+
+rp_thread *rp_sampler_current_thread(void)
+{
+    bool is_new;
+    rp_thread *t = rp_threads_current(&is_new);
+    if (!t) {
+        drop_for_all();
+        return NULL;
+    }
+    if (is_new)
+        t->seen_epoch = rp_recordings_epoch();
+    /* Clocks start where the thread is first seen in their epoch — its
+     * first GVL acquisition, as a rule — not at its first charge: a
+     * thread that begins with a long C call holding the GVL is charged
+     * for it when it returns. */
+    for (int i = 0; i < RP_RECORDINGS; i++)
+        if (atomic_load_explicit(&rp_recording_get((rp_rec_id)i)->accepting, memory_order_relaxed))
+            rp_sampler_clock(t, (rp_rec_id)i);
+    return t;
+}
+
+/* The clock starts now, or at 0, with nothing pending from before. */
+static void start_clock(rp_thread *t, rp_thread_clock *c, const rp_recording *r, bool from_zero)
+{
+    c->prev_wall_ns = rp_monotonic_ns();
+    c->prev_ns = from_zero ? 0 : r->cfg.mode == RP_MODE_WALL ? c->prev_wall_ns : rp_thread_cpu_now(&t->cpu);
+    c->pending_blocked_ns = c->pending_wait_ns = 0;
+    c->pending_gc_mark_ns = c->pending_gc_sweep_ns = 0;
+    c->epoch = r->clock_epoch;
+}
+
+rp_thread_clock *rp_sampler_clock(rp_thread *t, rp_rec_id id)
+{
+    const rp_recording *r = rp_recording_get(id);
+    rp_thread_clock *c = &t->clock[id];
+    if (c->epoch != r->clock_epoch)
+        /* The whole-process profile covers every thread's life: a thread
+         * first seen since it began, with no pause since, has used CPU
+         * only for it. A session does not know what a thread did before. */
+        start_clock(t, c, r, id == RP_REC_WHOLE && r->cfg.mode == RP_MODE_CPU &&
+                              r->clock_epoch == r->open_epoch && t->seen_epoch >= r->open_epoch);
+    return c;
+}
+
+void rp_sampler_start_clock(rp_rec_id id)
+{
+    bool is_new;
+    rp_thread *t = rp_threads_current(&is_new);
+    if (!t)
+        return;
+    if (is_new)
+        t->seen_epoch = rp_recordings_epoch();
+    start_clock(t, &t->clock[id], rp_recording_get(id), false);
+}
+
+int rp_sampler_charge(rp_thread *t, rp_rec_id id, rp_clock_reading *now, rp_charge *charges)
+{
+    rp_thread_clock *c = rp_sampler_clock(t, id);
+    int64_t clock = rp_clock_reading_for(now, t, id);
+    int64_t weight = clock - c->prev_ns;
+    c->prev_ns = clock;
+    c->prev_wall_ns = now->wall_ns;
+    if (weight <= 0)
+        return 0;
+    charges[0] = (rp_charge){RP_VM_RUNNING, weight, (uint8_t)id};
+    return 1;
+}
+
+void rp_sampler_charge_current(rp_rec_id id)
+{
+    if (!atomic_load(&rp_recording_get(id)->accepting))
+        return;
+    rp_thread *t = rp_sampler_current_thread();
+    if (!t)
+        return;
+    rp_clock_reading now = {.wall_ns = rp_monotonic_ns()};
+    rp_charge charge;
+    if (rp_sampler_charge(t, id, &now, &charge)) {
+        rp_sampler_record(t, &charge, 1);
+        bool served[RP_RECORDINGS] = {false};
+        served[id] = true;
+        rp_sampler_own_time(t, served, &now);
+    }
+}
+
+/* Postponed job — Ruby thread with the GVL, at a safepoint. Serves every
+ * recording with a tick of its own pending. A run with no tick behind it
+ * (triggered in the parent before fork(), which Ruby carries over) serves
+ * none. */
+static void sample_job(void *unused)
+{
+    (void)unused;
+    /* The job's own cost is measured on the vDSO monotonic clock (in cpu
+     * mode the thread CPU clock is a system call, and one per sample is
+     * enough), counted as sampling time and kept out of the program's. */
+    rp_clock_reading now = {.wall_ns = rp_monotonic_ns()};
+    rp_thread *t = NULL;
+    rp_charge charges[RP_CHARGES_MAX];
+    bool took[RP_RECORDINGS] = {false};
+    int n = 0;
+    for (int i = 0; i < RP_RECORDINGS; i++) {
+        rp_recording *r = rp_recording_get((rp_rec_id)i);
+        if (!atomic_load_explicit(&r->accepting, memory_order_relaxed) ||
+            r->stats.sampling_count >= atomic_load_explicit(&r->trigger_count, memory_order_relaxed))
+            continue;
+        if (!t && !(t = rp_sampler_current_thread()))
+            return;
+        n += rp_sampler_charge(t, (rp_rec_id)i, &now, charges + n);
+        r->stats.sampling_count++;
+        took[i] = true;
+    }
+    if (n > 0)
+        rp_sampler_record(t, charges, n);
+    if (after_round)
+        after_round(now.wall_ns);
+    if (t)
+        rp_sampler_own_time(t, took, &now);
+}
+
+int rp_sampler_init(void)
+{
+    if (job_handle != POSTPONED_JOB_HANDLE_INVALID)
+        return 0;
+    job_handle = rb_postponed_job_preregister(0, sample_job, NULL);
+    if (job_handle == POSTPONED_JOB_HANDLE_INVALID) {
+        rp_log("cannot profile: Ruby refused to register the sampling job");
+        return -1;
+    }
+    rp_gvl_holder_init(job_handle);
+    return 0;
+}
+
+/* Signal handler or worker thread: async-signal-safe. Ruby interrupts
+ * the thread it believes is running, which can be a thread still waiting
+ * for the GVL (see gvl_holder.h); the holder is interrupted too. */
+void rp_sampler_trigger(void)
+{
+    if (!rp_recordings_tick(rp_monotonic_ns()))
+        return;
+    rb_postponed_job_trigger(job_handle);
+    rp_gvl_holder_interrupt();
+}
+
+void rp_sampler_after_fork(void)
+{
+    rp_recordings_after_fork();
+}

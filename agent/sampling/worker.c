@@ -1,0 +1,346 @@
+/*
+ * agent/sampling/worker.c — the worker thread. See worker.h.
+ *
+ * Context: worker_main runs on its own pthread, never holds the GVL and
+ * never calls Ruby except rb_postponed_job_trigger (async-signal-safe).
+ * rp_worker_start/stop run on a Ruby thread holding the GVL.
+ */
+#include "worker.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "aggregator.h"
+#include "../base/recording.h"
+#include "../base/log.h"
+#include "sample_buf.h"
+#include "sampler.h"
+#include "timer.h"
+
+static pthread_t worker_thread;
+static bool worker_running;
+static sem_t wake;          /* posted at hand-overs and at stop */
+static sem_t armed;         /* posted by the worker once its timer runs */
+static atomic_bool stopping;
+static atomic_bool ticking = true; /* false while no recording takes samples */
+static atomic_int tick_hz = 1000;  /* the rate the recordings want */
+/* The rotation, set by a Ruby thread (rp_worker_set_rotation) while the
+ * worker runs, read by the worker as one pair under a sequence count
+ * (odd while it is being written): an interval never meets another
+ * setting's function, and a change restarts the worker's clock. */
+static _Atomic uint32_t rotation_seq;
+static _Atomic int64_t rotation_interval_ns; /* RPERF_INTERVAL, 0: none */
+static void (*_Atomic rotation_due)(void);
+
+/* Worker's own: the rotation in force, and when it is next due. */
+typedef struct rotation {
+    uint32_t seq;
+    int64_t interval_ns;
+    void (*due)(void);
+    int64_t next_ns; /* CLOCK_MONOTONIC */
+} rotation;
+static rotation current;
+
+/* Worker: the rotation as set now; a new setting counts from now. */
+static const rotation *rotation_now(void)
+{
+    for (;;) {
+        uint32_t seq = atomic_load_explicit(&rotation_seq, memory_order_acquire);
+        if (seq == current.seq)
+            return &current;
+        if (seq & 1)
+            continue;
+        int64_t interval = atomic_load_explicit(&rotation_interval_ns, memory_order_relaxed);
+        void (*due)(void) = atomic_load_explicit(&rotation_due, memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&rotation_seq, memory_order_relaxed) != seq)
+            continue;
+        current = (rotation){seq, interval, due, rp_monotonic_ns() + interval};
+        return &current;
+    }
+}
+/* One job slot from the GVL side to the worker: `posted_job` is set
+ * (release) by the GVL side when empty, cleared by the worker after
+ * running it. */
+static _Atomic(void (*)(void *)) posted_job;
+static void *posted_arg;
+static int timer_signal;    /* 0: the worker is the sleeping ticker */
+static void (*signal_taken)(void); /* set once at start (rp_worker_on_signal_taken) */
+static struct rusage worker_usage; /* written by the worker as it ends */
+
+/* Called on the GVL side at a hand-over; sem_post is async-signal-safe. */
+static void wake_worker(void)
+{
+    sem_post(&wake);
+}
+
+static void fold_handed_over(void)
+{
+    rp_sample_buf *buf = rp_sample_buf_take_full();
+    if (buf) {
+        rp_aggregator_fold(buf);
+        rp_sample_buf_return();
+    }
+}
+
+/* Waits on `wake` until posted, or with intervals until the next one
+ * is due, and at most `cap_ns` (0: no cap). */
+static void wait_or_rotation(int64_t cap_ns)
+{
+    const rotation *r = rotation_now();
+    int64_t until = r->interval_ns && r->due ? r->next_ns : 0;
+    if (cap_ns) {
+        int64_t capped = rp_monotonic_ns() + cap_ns;
+        until = until && until < capped ? until : capped;
+    }
+    if (!until) {
+        sem_wait(&wake);
+        return;
+    }
+    struct timespec due = {until / 1000000000, until % 1000000000};
+    sem_clockwait(&wake, CLOCK_MONOTONIC, &due);
+}
+
+/* How often the worker looks whether its signal is still its own
+ * (watch_timer_signal) — at least, since ticks do not wake it (the sample
+ * job does, at hand-overs) and the program may have taken them; and at
+ * most, the look being a system call. */
+#define SIGNAL_WATCH_NS 20000000
+
+/* Waits for a hand-over or stop; in sleeping mode also ticks, unless
+ * ticking is off, and then starts afresh when it is turned back on. */
+static void wait_for_work(rp_ticker *ticker)
+{
+    if (timer_signal) {
+        wait_or_rotation(SIGNAL_WATCH_NS); /* EINTR at a timer signal is fine */
+        rp_timer_settle();
+        return;
+    }
+    if (!atomic_load(&ticking)) {
+        wait_or_rotation(0);
+        if (atomic_load(&ticking))
+            rp_ticker_start(ticker, atomic_load(&tick_hz));
+        return;
+    }
+    int hz = atomic_load(&tick_hz);
+    if (ticker->interval_ns != 1000000000 / hz)
+        rp_ticker_start(ticker, hz); /* the recordings changed their rate */
+    if (sem_clockwait(&wake, CLOCK_MONOTONIC, &ticker->deadline) != 0 && errno == ETIMEDOUT) {
+        rp_sampler_trigger();
+        rp_ticker_advance(ticker);
+    }
+}
+
+/* Worker: asks for the next part when an interval has passed; intervals
+ * missed while the machine was busy are skipped, not replayed. */
+static void rotate_when_due(void)
+{
+    rotation_now();
+    if (!current.interval_ns || !current.due)
+        return;
+    int64_t now = rp_monotonic_ns();
+    if (now < current.next_ns)
+        return;
+    while (current.next_ns <= now)
+        current.next_ns += current.interval_ns;
+    current.due();
+}
+
+/* Worker, in signal mode, every SIGNAL_WATCH_NS: once the program has put
+ * a handler of its own on the timer's signal, the ticks stop — each would
+ * be a sample of that handler's, none of the agent's — and the agent is
+ * told (once per worker). */
+static void watch_timer_signal(int64_t *next_check_ns, bool *told)
+{
+    if (!timer_signal || *told)
+        return;
+    int64_t now = rp_monotonic_ns();
+    if (now < *next_check_ns)
+        return;
+    *next_check_ns = now + SIGNAL_WATCH_NS;
+    if (!rp_timer_signal_taken())
+        return;
+    rp_timer_disarm();
+    *told = true;
+    if (signal_taken)
+        signal_taken();
+}
+
+/* Worker: runs the job the GVL side posted, if any. */
+static void run_posted_job(void)
+{
+    void (*job)(void *) = atomic_load_explicit(&posted_job, memory_order_acquire);
+    if (!job)
+        return;
+    job(posted_arg);
+    atomic_store_explicit(&posted_job, NULL, memory_order_release);
+}
+
+/* The worker owns its timer: it creates it aimed at itself and deletes it
+ * before it ends, so no tick can ever be sent to a thread that is gone.
+ * It says when the timer runs (see wait_until_armed). */
+static void *worker_main(void *arg)
+{
+    (void)arg;
+    pthread_setname_np(pthread_self(), "rperf-worker");
+    rp_ticker ticker;
+    if (timer_signal &&
+        rp_timer_start_signal(timer_signal, (pid_t)syscall(SYS_gettid), atomic_load(&tick_hz)) != 0)
+        rp_log("cannot sample: timer_create failed: %s", strerror(errno));
+    if (!timer_signal)
+        rp_ticker_start(&ticker, atomic_load(&tick_hz));
+    current.seq = UINT32_MAX; /* read afresh, counting from now */
+    rotation_now();
+    sem_post(&armed);
+    int64_t next_signal_check_ns = 0;
+    bool told_taken = false;
+    while (!atomic_load(&stopping)) {
+        rp_sample_buf_prefault();
+        wait_for_work(&ticker);
+        fold_handed_over();
+        rotate_when_due();
+        run_posted_job();
+        watch_timer_signal(&next_signal_check_ns, &told_taken);
+    }
+    rp_timer_stop_signal();
+    fold_handed_over();
+    run_posted_job();
+    getrusage(RUSAGE_THREAD, &worker_usage); /* read after pthread_join */
+    return NULL;
+}
+
+/* Starts the thread with every signal blocked except `timer_signal`. */
+static int spawn_worker(int timer_signal)
+{
+    sigset_t only_timer, saved;
+    sigfillset(&only_timer);
+    if (timer_signal)
+        sigdelset(&only_timer, timer_signal);
+    pthread_sigmask(SIG_SETMASK, &only_timer, &saved);
+    int rc = pthread_create(&worker_thread, NULL, worker_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    if (rc != 0) {
+        rp_log("cannot profile: cannot start the worker thread: %s", strerror(rc));
+        return -1;
+    }
+    worker_running = true;
+    return 0;
+}
+
+/* GVL held, right after the worker was created. Sampling should begin
+ * with the program, not when a busy machine gets round to scheduling the
+ * new thread: a short-lived fork child would otherwise end unsampled. Yet
+ * never wait long: in a fork child a non-fork-safe allocator (ASan's) may
+ * hold the new thread up for good, and the program must not notice. */
+static void wait_until_armed(void)
+{
+    struct timespec deadline = rp_deadline_in(CLOCK_MONOTONIC, 50 * 1000000LL);
+    while (sem_clockwait(&armed, CLOCK_MONOTONIC, &deadline) != 0 && errno == EINTR)
+        ;
+}
+
+int rp_worker_start(int signo, bool verbose)
+{
+    sem_init(&wake, 0, 0);
+    sem_init(&armed, 0, 0);
+    atomic_store(&stopping, false);
+    rp_worker_update_ticks();
+    if (signo && rp_timer_claim_signal(signo) != 0) {
+        if (verbose)
+            rp_log("signal %d already has a handler in this program; "
+                   "using the sleeping-thread timer instead", signo);
+        signo = 0;
+    }
+    timer_signal = signo;
+    rp_sample_buf_set_wakeup(wake_worker);
+    rp_sample_buf_prefault_reset();
+    if (spawn_worker(signo) != 0) {
+        rp_timer_release_signal();
+        return -1;
+    }
+    wait_until_armed();
+    return 0;
+}
+
+bool rp_worker_stop(void)
+{
+    bool stopped = true;
+    if (worker_running) {
+        atomic_store(&stopping, true);
+        sem_post(&wake);
+        /* Never hang the program's exit on the agent: a worker that could
+         * not even start (a fork child whose allocator was locked by another
+         * thread at fork) is left behind after a generous wait. */
+        struct timespec deadline = rp_deadline_in(CLOCK_REALTIME, 5 * 1000000000LL);
+        stopped = pthread_timedjoin_np(worker_thread, NULL, &deadline) == 0;
+        worker_running = false;
+    }
+    if (stopped)
+        rp_timer_release_signal(); /* no tick can be pending any more */
+    return stopped;
+}
+
+void rp_worker_on_signal_taken(void (*fn)(void))
+{
+    signal_taken = fn;
+}
+
+void rp_worker_forget(void)
+{
+    worker_running = false;
+    /* A part the parent's worker had not written is the parent's. */
+    atomic_store(&posted_job, NULL);
+    rp_timer_forget();
+}
+
+void rp_worker_set_rotation(int64_t interval_ns, void (*due)(void))
+{
+    atomic_fetch_add_explicit(&rotation_seq, 1, memory_order_relaxed); /* odd: being written */
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&rotation_interval_ns, interval_ns, memory_order_relaxed);
+    atomic_store_explicit(&rotation_due, due, memory_order_relaxed);
+    atomic_fetch_add_explicit(&rotation_seq, 1, memory_order_release);
+}
+
+bool rp_worker_post(void (*job)(void *), void *arg)
+{
+    if (!worker_running || atomic_load_explicit(&posted_job, memory_order_acquire))
+        return false;
+    posted_arg = arg;
+    atomic_store_explicit(&posted_job, job, memory_order_release);
+    sem_post(&wake);
+    return true;
+}
+
+void rp_worker_update_ticks(void)
+{
+    int hz = rp_recordings_tick_frequency();
+    bool on = hz > 0;
+    if (on && hz != atomic_load(&tick_hz)) {
+        atomic_store(&tick_hz, hz);
+        rp_timer_set_frequency(hz);
+    }
+    atomic_store(&ticking, on);
+    rp_timer_set_running(on);
+    if (on && worker_running && !timer_signal)
+        sem_post(&wake);
+}
+
+bool rp_worker_running(void)
+{
+    return worker_running;
+}
+
+void rp_worker_context_switches(long *voluntary, long *involuntary)
+{
+    *voluntary = worker_usage.ru_nvcsw;
+    *involuntary = worker_usage.ru_nivcsw;
+}

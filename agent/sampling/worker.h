@@ -1,0 +1,66 @@
+/*
+ * agent/sampling/worker.h — the agent's one background thread.
+ *
+ * Owns: the worker thread's life. It is the target of the timer signal (or
+ * itself the sleeping ticker) and folds each buffer the sampler hands over
+ * into the aggregator, without ever taking the GVL. All signals other than
+ * the timer's are blocked in it, so the program's own signals always reach
+ * the program's threads.
+ */
+#ifndef RPERF_AGENT_WORKER_H
+#define RPERF_AGENT_WORKER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+
+/* GVL held: starts the worker, ticking with signal `signo` (0: the
+ * sleeping ticker) at the rate the recordings want, and waits (at most 50
+ * ms) until its timer runs. With a busy timer signal it falls back to the
+ * sleeping ticker (and says so when verbose). Returns 0 or -1 (already
+ * logged). */
+int rp_worker_start(int signo, bool verbose);
+
+/* Whether the worker runs (in this process). */
+bool rp_worker_running(void);
+
+/* Main thread (GVL held): stops the worker after it has folded what was
+ * handed over, and joins it. Returns false when the worker did not end
+ * within 5 s: its tables must then not be touched. Idempotent. */
+bool rp_worker_stop(void);
+
+/* At start, before any worker: `fn` (async-signal-safe: it triggers a
+ * postponed job) is called on the worker when the program has put a
+ * handler of its own on the timer's signal; the worker has stopped its
+ * ticks by then. */
+void rp_worker_on_signal_taken(void (*fn)(void));
+
+/* Fork child: the worker thread does not exist here; forget it. */
+void rp_worker_forget(void);
+
+/* Main thread at start (GVL held): with `interval_ns` > 0, the worker
+ * calls `due` (async-signal-safe: it triggers a postponed job) each time
+ * an interval has passed, also while sampling is paused (RPERF_INTERVAL).
+ * Counted from each worker's start (a fork child's intervals begin with
+ * its profile). */
+void rp_worker_set_rotation(int64_t interval_ns, void (*due)(void));
+
+/* GVL held: hands `job(arg)` to the worker, which runs it without the GVL
+ * (writing a profile part to disk, off the program's threads). Returns
+ * false when the worker still has an earlier job, or does not run: the
+ * caller then runs it itself. A job handed over is run before the worker
+ * ends. */
+bool rp_worker_post(void (*job)(void *), void *arg);
+
+/* GVL held, whenever a recording opens, closes, pauses or resumes: ticks
+ * at the highest rate an accepting recording wants, or none at all (no
+ * recording takes samples: a paused process gets no tick). Applies to a
+ * running worker and to the next one started. */
+void rp_worker_update_ticks(void);
+
+/* After rp_worker_stop: the voluntary and involuntary context switches
+ * the worker thread itself made (about one per tick), which are the
+ * agent's, not the program's. */
+void rp_worker_context_switches(long *voluntary, long *involuntary);
+
+#endif

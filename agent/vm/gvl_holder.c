@@ -1,0 +1,149 @@
+/*
+ * agent/vm/gvl_holder.c — aiming each tick at the GVL holder. See gvl_holder.h.
+ *
+ * Contexts and what each touches:
+ * - rp_gvl_holder_resumed: RESUMED hook, GVL held, on the thread that got
+ *   it; stores that thread's rb_thread_t pointer.
+ * - rp_gvl_holder_exited: EXITED hook, without the GVL, on the exiting
+ *   thread; takes the lock, forgets the thread if it is the holder.
+ * - rp_gvl_holder_gc_barrier: GC_ENTER hook, GVL held; takes and drops the
+ *   lock.
+ * - rp_gvl_holder_interrupt: the worker's signal handler (or its ticker
+ *   loop); tries the lock, reads the holder's current execution context
+ *   and ORs one bit into its interrupt flag, as Ruby's own
+ *   RUBY_VM_SET_POSTPONED_JOB_INTERRUPT does. Never waits.
+ *
+ * Memory safety: the worker reads rb_thread_t.ec and writes into that
+ * execution context only while it holds `busy`. A thread's rb_thread_t and
+ * its root fiber's context are freed when GC collects the dead Thread,
+ * after its EXITED hook, which takes `busy` and forgets the thread. Other
+ * fibers' contexts are freed by GC only; GC_ENTER waits for `busy`, so a
+ * context the worker read before a fiber switch cannot be freed under it,
+ * and one read after GC began is the running fiber's, which GC keeps.
+ */
+#include "gvl_holder.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "../base/ruby_layout.h"
+
+/* Ruby 3.4's vm_core.h (and ruby_layout.h), checked on the running Ruby by
+ * layout_holds(). */
+enum {
+    EC_INTERRUPT_FLAG_OFFSET = 32, /* rb_execution_context_t.interrupt_flag */
+    EC_THREAD_PTR_OFFSET = 48,     /* rb_execution_context_t.thread_ptr */
+};
+#define POSTPONED_JOB_INTERRUPT_MASK 0x04u
+
+static bool usable;
+static _Atomic(char *) holder; /* rb_thread_t of the GVL holder, or NULL */
+static atomic_flag busy = ATOMIC_FLAG_INIT;
+
+static char *current_ec(char *th)
+{
+    return __atomic_load_n((char **)(th + RP_TH_EC_OFFSET), __ATOMIC_RELAXED);
+}
+
+static uint32_t *interrupt_flag(char *ec)
+{
+    return (uint32_t *)(ec + EC_INTERRUPT_FLAG_OFFSET);
+}
+
+static void lock_busy(void)
+{
+    while (atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
+        sched_yield(); /* the worker holds it for a few loads and one OR */
+}
+
+static void unlock_busy(void)
+{
+    atomic_flag_clear_explicit(&busy, memory_order_release);
+}
+
+/* The offsets hold when the calling thread's structures point back at
+ * each other through them and Ruby's own trigger sets the bit we would
+ * set, at the place we would set it. */
+static bool layout_holds(rb_postponed_job_handle_t job)
+{
+    char *th = rp_checked_current_thread_struct();
+    if (!th)
+        return false;
+    char *ec = current_ec(th);
+    if (!ec || ((uintptr_t)ec % sizeof(void *)) != 0 ||
+        *(char **)(ec + EC_THREAD_PTR_OFFSET) != th)
+        return false;
+    uint32_t *flag = interrupt_flag(ec);
+    if (__atomic_load_n(flag, __ATOMIC_SEQ_CST) & POSTPONED_JOB_INTERRUPT_MASK)
+        return false; /* already set: the probe could not tell */
+    rb_postponed_job_trigger(job);
+    return (__atomic_load_n(flag, __ATOMIC_SEQ_CST) & POSTPONED_JOB_INTERRUPT_MASK) != 0;
+}
+
+bool rp_gvl_holder_init(rb_postponed_job_handle_t job)
+{
+    usable = layout_holds(job);
+    return usable;
+}
+
+bool rp_gvl_holder_usable(void)
+{
+    return usable;
+}
+
+void rp_gvl_holder_start(void)
+{
+    if (usable)
+        atomic_store_explicit(&holder, rp_thread_struct(rb_thread_current()), memory_order_release);
+}
+
+void rp_gvl_holder_stop(void)
+{
+    lock_busy();
+    atomic_store_explicit(&holder, NULL, memory_order_relaxed);
+    unlock_busy();
+}
+
+void rp_gvl_holder_resumed(VALUE thread)
+{
+    if (usable)
+        atomic_store_explicit(&holder, rp_thread_struct(thread), memory_order_release);
+}
+
+void rp_gvl_holder_exited(VALUE thread)
+{
+    if (!usable)
+        return;
+    char *th = rp_thread_struct(thread);
+    lock_busy();
+    char *expected = th;
+    atomic_compare_exchange_strong_explicit(&holder, &expected, NULL, memory_order_relaxed,
+                                            memory_order_relaxed);
+    unlock_busy();
+}
+
+void rp_gvl_holder_gc_barrier(void)
+{
+    if (!usable)
+        return;
+    lock_busy();
+    unlock_busy();
+}
+
+void rp_gvl_holder_interrupt(void)
+{
+    if (atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
+        return; /* a hook is forgetting a thread: this tick takes the usual path */
+    char *th = atomic_load_explicit(&holder, memory_order_acquire);
+    char *ec = th ? current_ec(th) : NULL;
+    if (ec)
+        __atomic_fetch_or(interrupt_flag(ec), POSTPONED_JOB_INTERRUPT_MASK, __ATOMIC_SEQ_CST);
+    unlock_busy();
+}
+
+void rp_gvl_holder_forget(void)
+{
+    atomic_store_explicit(&holder, NULL, memory_order_relaxed);
+    atomic_flag_clear_explicit(&busy, memory_order_relaxed);
+}
