@@ -187,11 +187,12 @@ static bool used;
 
 static void reset_set(span_set *s)
 {
-    if (s->ready) {
-        for (size_t i = 0; i < s->store.requests.count; i++)
-            free(s->slow[i].items);
+    /* slow[] grows only when a span is kept as slow: endpoints that came
+     * after the last one kept (or a part with none kept) have no entry */
+    for (size_t i = 0; i < s->slow_cap; i++)
+        free(s->slow[i].items);
+    if (s->ready)
         rp_profile_free(&s->store);
-    }
     free(s->slow);
     memset(s, 0, sizeof(*s)); /* the folded names' count too */
     s->ready = rp_profile_init(&s->store, true) == 0;

@@ -187,6 +187,32 @@ awk -v c="$cpu" 'BEGIN { exit !(c < 20) }' || fail "the stuck request, asleep, h
 left=$(field stuck.json left max_ms)
 awk -v l="$left" 'BEGIN { exit !(l < 100) }' || fail "the request left on an ended thread lasted $left ms: not closed with it"
 
+# Parts in which no request is slow: each endpoint past its warm-up (its
+# slowest 1% known), every request of a part faster than that, or a part's
+# endpoints arriving after the last slow one it kept. The part's table of
+# slow spans then has no entry for them, and the next part must still be
+# written (a process killed there would lose every request it served).
+cat >quiet.rb <<'RUBY'
+require "rperf"
+def req(name, seconds) = Rperf.request(name) { sleep(seconds) if seconds > 0 }
+150.times { req("warm", 0.002); req("late", 0.002) }
+sleep 1.2
+3.times do
+  40.times { req("warm", 0) }            # none slow: the part keeps no slow span
+  sleep 1.1
+  req("warm", 0.05)                      # one slow, then an endpoint after it
+  40.times { req("late", 0) }
+  sleep 1.1
+end
+puts "served"
+RUBY
+rc=0; RPERF_MODE=wall RPERF_INTERVAL=1 profiled quiet "$RUBY" quiet.rb >quiet.out 2>quiet.err || rc=$?
+[ "$rc" = 0 ] && [ "$(cat quiet.out)" = served ] || fail "quiet parts: status $rc, $(head -c 300 quiet.err)"
+"$ANALYZE" requests --json quiet >quiet.json || fail "requests of quiet.rb"
+[ "$(field quiet.json warm count)" = 273 ] && [ "$(field quiet.json late count)" = 270 ] ||
+    fail "quiet parts: not every request counted once: $(cat quiet.json)"
+[ "$(ls quiet | wc -l)" -ge 6 ] || fail "quiet parts: $(ls quiet | wc -l) parts written"
+
 # a bad threshold: one line naming the variable, the program unchanged
 rc=0; LD_PRELOAD="$PRELOAD" RPERF_SLOW_MS=fast RPERF_SESSION_DIR=bad "$RUBY" -e 'print :ran' >bad.out 2>bad.err || rc=$?
 [ "$rc" = 0 ] && [ "$(cat bad.out)" = ran ] && grep -q 'invalid RPERF_SLOW_MS="fast": expected a number of milliseconds' bad.err \
