@@ -7,7 +7,7 @@ RPERF="$RPERF_TEST_SRC/scripts/rperf"
 export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ANALYZE=$ANALYZE RPERF_ATTACH=$RPERF_TEST_ATTACH
 [ -z "${RPERF_TEST_PRELOAD_FIRST:-}" ] || { echo "# an agent built with the sanitizers cannot be loaded into a running ruby"; exit 77; }
 # A failed check leaves no target behind (they run until `stop` appears).
-trap 'touch "$WORK/stop"; kill $(jobs -p) 2>/dev/null || true; wait || true; rm -rf "$WORK"' EXIT
+at_exit 'touch "$WORK/stop"; kill $(jobs -p) 2>/dev/null || true; wait || true'
 
 # The target: alpha burns 30 ms of CPU, beta 10 ms (shares 75/25), nap
 # sleeps 10 ms; "tick N" every round until the file `stop` appears.

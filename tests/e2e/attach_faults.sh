@@ -16,7 +16,7 @@ ATTACH=${RPERF_TEST_ATTACH_SANITIZED:-$RPERF_TEST_ATTACH}
 export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ANALYZE=$ANALYZE RPERF_ATTACH=$ATTACH
 [ -z "${RPERF_TEST_ATTACH_SANITIZED:-}" ] || note "rperf-attach under the sanitizers: $ATTACH"
 [ -z "${RPERF_TEST_PRELOAD_FIRST:-}" ] || { echo "# an agent built with the sanitizers cannot be loaded into a running ruby"; exit 77; }
-trap 'touch "$WORK"/stop-*; kill $(jobs -p) 2>/dev/null || true; wait || true; rm -rf "$WORK"' EXIT
+at_exit 'touch "$WORK"/stop-*; kill $(jobs -p) 2>/dev/null || true; wait || true'
 
 # Every target prints "tick N" each round until its file stop-NAME
 # appears, then "done", and exits 3; what a round does is its own.

@@ -30,7 +30,7 @@ for _ in $(seq $((2 * $(nproc)))); do
     busy+=($!)
 done
 stop_busy() { kill "${busy[@]}" 2>/dev/null || true; wait "${busy[@]}" 2>/dev/null || true; }
-trap 'stop_busy; rm -rf "$WORK"' EXIT
+at_exit 'stop_busy'
 TRUTH=truth.txt RPERF_MODE=cpu profiled "$WORK/cpu" "$RUBY" churn.rb
 stop_busy
 read -r gc_ms cpu_ns <truth.txt

@@ -18,8 +18,33 @@ PRELOAD="${RPERF_TEST_PRELOAD_FIRST:+$RPERF_TEST_PRELOAD_FIRST:}$RPERF_TEST_AGEN
 export RUBYLIB="$RPERF_TEST_SRC/tests/e2e${RUBYLIB:+:$RUBYLIB}"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rperf-e2e.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
+
+# A Ruby that crashed fails the test, whatever the test itself checked: a
+# Puma master restarts a crashed worker and the server goes on, a program
+# whose stderr goes nowhere says nothing. Every Ruby the test runs writes
+# its crash report into $WORK/crashes (Ruby's RUBY_CRASH_REPORT), looked
+# at when the test ends, after its own clean-up (at_exit COMMAND: servers
+# to stop first).
+mkdir crashes
+export RUBY_CRASH_REPORT="$WORK/crashes/ruby-%p.txt"
+EXIT_CLEANUP=:
+at_exit() {
+    EXIT_CLEANUP=$1
+}
+end_test() {
+    local rc=$? reports
+    eval "$EXIT_CLEANUP" || true
+    reports=("$WORK"/crashes/ruby-*)
+    if [ -e "${reports[0]}" ]; then
+        echo "FAIL: ${#reports[@]} Ruby process(es) crashed; the first: $(grep -m 1 '\[BUG\]' "${reports[0]}")" >&2
+        grep -m 12 -A 3 'librperf-agent\|^-- C level' "${reports[0]}" >&2 || true
+        rc=1
+    fi
+    rm -rf "$WORK"
+    exit "$rc"
+}
+trap end_test EXIT
 
 # without_asan_quarantine: for tests that fork from a process full of
 # threads. Under the sanitizers (scripts/check-sanitizers) GCC 12's ASan

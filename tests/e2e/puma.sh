@@ -13,7 +13,7 @@
 use_test_gems puma
 RPERF="$RPERF_TEST_SRC/scripts/rperf"
 export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ANALYZE=$ANALYZE RPERF_ATTACH=$RPERF_TEST_ATTACH
-trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
+at_exit 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true'
 
 SERVERS="$RPERF_TEST_SRC/tests/e2e/servers"
 cp "$SERVERS/app.ru" config.ru

@@ -12,7 +12,7 @@
 use_test_gems puma railties actionpack activerecord sqlite3
 SERVERS="$RPERF_TEST_SRC/tests/e2e/servers"
 export RUBYLIB="$SERVERS:$RUBYLIB"
-trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
+at_exit 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true'
 cp "$SERVERS/rails_app.ru" config.ru
 
 # serve NAME ENV...: the application on Puma (4 threads) in the background

@@ -18,7 +18,7 @@ SERVERS="$RPERF_TEST_SRC/tests/e2e/servers"
 export RUBYLIB="$SERVERS:$RUBYLIB"
 RPERF="$RPERF_TEST_SRC/scripts/rperf"
 export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ANALYZE=$ANALYZE RPERF_ATTACH=$RPERF_TEST_ATTACH
-trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
+at_exit 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true'
 
 rport=$(free_port)
 redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no >redis.log 2>&1 &
