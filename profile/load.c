@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../common/filename.h"
+#include "schema.h"
 #include "../common/vec.h"
 #include "diag.h"
 #include "profile_read.h"
@@ -70,6 +71,14 @@ static void free_names(char **names, size_t n)
     free(names);
 }
 
+/* A profile file as the analyzer reads them from a directory: the agent's
+ * gzip-compressed ones, and plain JSON (a merged or hand-made profile). */
+static bool is_profile_file_name(const char *name)
+{
+    return name[0] != '.' &&
+           (rp_has_suffix(name, RP_PROFILE_SUFFIX) || rp_has_suffix(name, RP_PROFILE_SUFFIX_PLAIN));
+}
+
 /* The profile files of a directory, sorted, in *names (*count of them).
  * Returns 0, or an errno value (the directory cannot be read, or memory
  * ran out: a partial list would silently leave profiles out). */
@@ -83,7 +92,7 @@ static int list_profiles(const char *dir, char ***names, size_t *count)
     int err = 0;
     struct dirent *e;
     while (!err && (errno = 0, e = readdir(d)) != NULL) {
-        if (!rp_is_profile_file_name(e->d_name))
+        if (!is_profile_file_name(e->d_name))
             continue;
         size_t len = strlen(dir) + strlen(e->d_name) + 2;
         if (RP_VEC_RESERVE(list, cap, n + 1) != 0 || !(list[n] = malloc(len))) {

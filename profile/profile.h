@@ -115,6 +115,10 @@ typedef struct rp_time_slot {
 
 #define RP_SLOT_LABEL "%slot"
 
+/* The room for a reader's one-line error (profile_read.h, the pprof
+ * reader's too). */
+#define RP_READ_ERROR_MAX 256
+
 /* What loading selected (load.c; not in the file format):
  * with --since/--until, the window and how many files it kept; and the
  * files' time slots when asked for (owned, freed with the profile). */

@@ -16,8 +16,6 @@
 
 #include "profile.h"
 
-#define RP_READ_ERROR_MAX 256
-
 /* Largest decompressed document accepted (a guard against gzip bombs). */
 #define RP_READ_MAX_BYTES ((size_t)4 << 30)
 

@@ -20,7 +20,6 @@
 
 #include "pb_reader.h"
 #include "profile_proto.h"
-#include "profile_read.h"
 #include "../common/utf8.h"
 #include "../common/vec.h"
 

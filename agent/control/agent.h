@@ -5,8 +5,8 @@
  * taken in this process (the whole process's and a session's:
  * recording.h). Context: a Ruby thread holding the GVL.
  */
-#ifndef RPERF_AGENT_AGENT_H
-#define RPERF_AGENT_AGENT_H
+#ifndef RPERF_AGENT_CONTROL_AGENT_H
+#define RPERF_AGENT_CONTROL_AGENT_H
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -61,41 +61,5 @@ int rp_agent_open_window(rp_rec_id id, rp_window *w);
  * anything. Returns 0 or -1 (one line printed; `p` must be freed either
  * way). */
 int rp_agent_build_window(rp_rec_id id, const rp_window *w, rp_profile *p);
-
-/* --- commands from outside (remote.c); GVL held ------------------------- */
-
-/* Whether the agent has started in this process (at boot, or attached). */
-bool rp_agent_started(void);
-
-/* Loaded late by rperf attach: starts the agent dormant, as with
- * RPERF_ENABLED=0, with nothing of the program's changed (no message on
- * its stderr, nothing on $LOAD_PATH, no variable for its children).
- * Returns 0, or -1 when the agent cannot run here. */
-int rp_agent_start_attached(void);
-bool rp_agent_attached(void);
-
-/* "dormant", "recording", ... for rperf ctl PID status. */
-const char *rp_agent_status(void);
-
-typedef struct rp_remote_start {
-    const char *dir; /* the session directory rperf made for this process */
-    rp_mode mode;
-    int frequency;
-    long alloc_rate;
-    pid_t watch_pid; /* the profile ends when this process is gone (0: none) */
-    long limit_s;    /* ... or after this many seconds (0: none) */
-} rp_remote_start;
-
-/* A whole-process profile begins now, into o->dir: fork children follow
- * as at boot; the agent must be dormant. Returns 0, or -1 with why[]. */
-int rp_agent_remote_start(const rp_remote_start *o, char *why, size_t size);
-
-/* The whole-process profile ends and is written (its file into path[]);
- * the agent stays dormant. Returns 0, or -1 with why[]. */
-int rp_agent_remote_stop(char *path, size_t size, char *why, size_t wsize);
-
-/* The whole-process profile so far, written into `dir` (path[]), while
- * it goes on. Returns 0, or -1 with why[]. */
-int rp_agent_remote_snapshot(const char *dir, char *path, size_t size, char *why, size_t wsize);
 
 #endif

@@ -17,7 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "life.h"
+#include "remote_profile.h"
 #include "../base/log.h"
 #include "../base/ruby_api.h"
 #include "../sampling/sampler.h"

@@ -20,7 +20,7 @@
 
 typedef struct rp_window {
     rp_rec_id recording;    /* whose (recording.h) */
-    uint32_t profile;       /* which of the process's profiles (agent.c) */
+    uint32_t profile;       /* which of the process's profiles (control/whole.c) */
     int64_t start_realtime_ns, start_monotonic_ns;
     rp_sampler_stats stats; /* counters at the start */
     size_t fold_dropped;    /* the aggregator's drops at the start */

@@ -3,16 +3,15 @@
  */
 #include "spans.h"
 
+#include "endpoints.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../../common/clock.h"
-#include "../../common/distinct.h"
-#include "../../common/strtab.h"
 #include "../../common/vec.h"
-#include "../base/config.h"
 #include "../sampling/frame_capture.h"
 #include "../sampling/frame_names.h"
 #include "../vm/gc_watch.h"
@@ -92,147 +91,14 @@ struct rp_thread_spans {
 };
 
 /* The K slowest spans of one endpoint (index as in the store's requests). */
-typedef struct slow_list {
-    rp_slow_span *items;
-    size_t count;
-} slow_list;
-
-/* One recording's requests since the writer last took them: the store
- * holds their names (strings) and endpoint statistics. */
-typedef struct span_set {
-    rp_profile store;
-    rp_distinct folded; /* names past RP_ENDPOINTS_MAX, counted not kept */
-    bool ready;
-    slow_list *slow;
-    size_t slow_cap;
-} span_set;
-
-static span_set sets[RP_RECORDINGS];
-
-/* Each recording's endpoints since it began (never cleared at a part):
- * without RPERF_SLOW_MS a request is kept as slow only when it is among
- * the slowest 1% of its endpoint so far (once it has had SLOW_WARMUP), its
- * p99 recomputed every SLOW_REFRESH requests. */
-#define SLOW_WARMUP 100
-#define SLOW_REFRESH 64
-typedef struct lifetime {
-    rp_profile store;
-    bool ready;
-    double *p99; /* by endpoint index of store.requests */
-    size_t p99_cap;
-} lifetime;
-
-static lifetime lives[RP_RECORDINGS];
-
-static void reset_lifetime(lifetime *l)
-{
-    if (l->ready)
-        rp_profile_free(&l->store);
-    free(l->p99);
-    memset(l, 0, sizeof(*l));
-    l->ready = rp_profile_init(&l->store, true) == 0;
-}
-
-/* The endpoint named `name` of `store`; past RP_ENDPOINTS_MAX a name not
- * kept yet is counted in `folded` (unless NULL) and its requests under
- * RP_ENDPOINT_OTHER — so a server's every distinct URL (slugs, asset
- * digests, scanners' random paths) costs no memory past the bound, and
- * no request goes uncounted. NULL when out of memory. */
-static rp_endpoint *endpoint_of(rp_profile *store, const char *name, size_t len, rp_distinct *folded)
-{
-    rp_requests *r = &store->requests;
-    uint32_t id;
-    if (r->count < RP_ENDPOINTS_MAX - 1) {
-        id = rp_profile_string(store, name, len);
-        return id == RP_IDX_NONE ? NULL : rp_requests_endpoint(r, id);
-    }
-    id = rp_strtab_find(&store->strings, name, len);
-    rp_endpoint *e = id == RP_IDX_NONE ? NULL : rp_requests_find(r, id);
-    if (e)
-        return e;
-    if (folded)
-        rp_distinct_add(folded, name, len);
-    id = rp_profile_cstring(store, RP_ENDPOINT_OTHER);
-    return id == RP_IDX_NONE ? NULL : rp_requests_endpoint(r, id);
-}
-
-/* The least a request of `name` must take to be among its endpoint's
- * slowest 1% so far, after counting this one of `wall_ns` (0: any). */
-static double slow_threshold(lifetime *l, const char *name, size_t len, const rp_span_split *s)
-{
-    if (!l->ready)
-        return 0;
-    rp_endpoint *e = endpoint_of(&l->store, name, len, NULL);
-    if (!e || rp_endpoint_add(e, s, 0) != 0)
-        return 0;
-    size_t i = (size_t)(e - l->store.requests.endpoints);
-    if (i >= l->p99_cap) {
-        size_t old = l->p99_cap;
-        if (RP_VEC_RESERVE(l->p99, l->p99_cap, i + 1) != 0)
-            return 0;
-        memset(l->p99 + old, 0, (l->p99_cap - old) * sizeof(*l->p99));
-    }
-    if (e->count < SLOW_WARMUP)
-        return 0;
-    if (e->count % SLOW_REFRESH == 0 || l->p99[i] == 0)
-        l->p99[i] = rp_endpoint_quantile(e, 0.99);
-    return l->p99[i];
-}
-static size_t keep = RP_SLOW_KEEP_DEFAULT;
 static uint32_t next_span_number; /* per process: ids are pid << 32 | number */
 static uint64_t span_pid;
-static int64_t slow_ns; /* 0: the K slowest */
 static bool record_lines;
 static bool used;
 
-static void reset_set(span_set *s)
-{
-    /* slow[] grows only when a span is kept as slow: endpoints that came
-     * after the last one kept (or a part with none kept) have no entry */
-    for (size_t i = 0; i < s->slow_cap; i++)
-        free(s->slow[i].items);
-    if (s->ready)
-        rp_profile_free(&s->store);
-    free(s->slow);
-    memset(s, 0, sizeof(*s)); /* the folded names' count too */
-    s->ready = rp_profile_init(&s->store, true) == 0;
-}
-
 void rp_spans_begin_recording(rp_rec_id id)
 {
-    reset_set(&sets[id]);
-    reset_lifetime(&lives[id]);
-}
-
-/* Keeps `s` among the K slowest of endpoint `index` of `set` when it is
- * slow (RPERF_SLOW_MS, else at least `threshold`); returns where it was
- * kept, or NULL. */
-static rp_slow_span *keep_slow(span_set *set, size_t index, const rp_slow_span *s, double threshold)
-{
-    if (slow_ns ? s->split.wall_ns < slow_ns : (double)s->split.wall_ns < threshold)
-        return NULL;
-    size_t need = set->store.requests.count;
-    if (need > set->slow_cap) {
-        size_t old = set->slow_cap;
-        if (RP_VEC_RESERVE(set->slow, set->slow_cap, need) != 0)
-            return NULL;
-        memset(set->slow + old, 0, (set->slow_cap - old) * sizeof(*set->slow));
-    }
-    slow_list *l = &set->slow[index];
-    if (!l->items && !(l->items = rp_alloc_array(keep, sizeof(*l->items))))
-        return NULL;
-    if (l->count < keep) {
-        l->items[l->count] = *s;
-        return &l->items[l->count++];
-    }
-    size_t fastest = 0;
-    for (size_t i = 1; i < l->count; i++)
-        if (l->items[i].split.wall_ns < l->items[fastest].split.wall_ns)
-            fastest = i;
-    if (s->split.wall_ns <= l->items[fastest].split.wall_ns)
-        return NULL;
-    l->items[fastest] = *s;
-    return &l->items[fastest];
+    rp_endpoints_begin_recording(id);
 }
 
 /* Where request `o` blocked longest, into `buf`: "Kernel#sleep at
@@ -252,21 +118,15 @@ static size_t block_place(const struct rp_open_span *o, char *buf, size_t size)
     return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 }
 
-/* Adds the span to recording's `set`; returns whether it was kept as
+/* Adds the span to recording `r`'s table; returns whether it was kept as
  * slow. */
-static bool add_span(span_set *set, lifetime *life, const struct rp_open_span *o, const rp_slow_span *s)
+static bool add_span(rp_rec_id r, const struct rp_open_span *o, const rp_slow_span *s)
 {
-    if (!set->ready)
-        return false;
-    double threshold = slow_ns ? 0 : slow_threshold(life, o->name, o->name_len, &s->split);
-    rp_endpoint *e = endpoint_of(&set->store, o->name, o->name_len, &set->folded);
-    if (!e || rp_endpoint_add(e, &s->split, (int)s->status) != 0)
-        return false;
-    rp_slow_span *kept = keep_slow(set, (size_t)(e - set->store.requests.endpoints), s, threshold);
+    rp_slow_span *kept = rp_endpoints_add(r, o->name, o->name_len, s);
     char place[512];
     size_t len = kept ? block_place(o, place, sizeof(place)) : 0;
     if (len)
-        kept->blocked_at = rp_profile_string(&set->store, place, len);
+        kept->blocked_at = rp_endpoints_string(r, place, len);
     return kept != NULL;
 }
 
@@ -516,7 +376,7 @@ static void end_open(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_sp
     s.span_id = (int64_t)id;
     for (int r = 0; r < RP_RECORDINGS; r++)
         if (atomic_load_explicit(&rp_recording_get((rp_rec_id)r)->accepting, memory_order_relaxed))
-            slow |= add_span(&sets[r], &lives[r], o, &s);
+            slow |= add_span((rp_rec_id)r, o, &s);
     if (!o->spilled)
         flush_samples(t, o, s.split.wall_ns > 0 ? s.split.wall_ns : 1, slow ? id : 0);
     for (size_t i = 0; i < ts->count; i++)
@@ -764,33 +624,11 @@ static void close_stale(rp_thread *t, struct rp_thread_spans *ts, struct rp_open
 
 int rp_spans_take(rp_rec_id id, rp_profile *p, bool clear)
 {
-    span_set *set = &sets[id];
     if (clear && id == RP_REC_WHOLE) {
         each_open(close_stale);
         part_start_ns = rp_monotonic_ns();
     }
-    if (!set->ready)
-        return 0;
-    const rp_requests *src = &set->store.requests;
-    int rc = 0;
-    if (src->count >= RP_ENDPOINTS_MAX - 1)
-        rp_add_saturating(&p->requests.folded_names, rp_distinct_count(&set->folded));
-    for (size_t i = 0; i < src->count && rc == 0; i++) {
-        const rp_endpoint *from = &src->endpoints[i];
-        uint32_t name = rp_profile_cstring(p, rp_profile_str(&set->store, from->name));
-        rp_endpoint *e = name == RP_IDX_NONE ? NULL : rp_requests_endpoint(&p->requests, name);
-        rc = e && rp_endpoint_merge(e, from) == 0 ? 0 : -1;
-        for (size_t k = 0; rc == 0 && i < set->slow_cap && k < set->slow[i].count; k++) {
-            rp_slow_span s = set->slow[i].items[k];
-            s.endpoint = name;
-            if (s.blocked_at != RP_IDX_NONE)
-                s.blocked_at = rp_profile_cstring(p, rp_profile_str(&set->store, s.blocked_at));
-            rc = rp_requests_add_slow(&p->requests, &s);
-        }
-    }
-    if (clear)
-        reset_set(set);
-    return rc;
+    return rp_endpoints_take(id, p, clear);
 }
 
 static void forget_open(rp_thread *t, void *unused)
@@ -802,18 +640,14 @@ static void forget_open(rp_thread *t, void *unused)
 
 void rp_spans_after_fork(void)
 {
-    for (int r = 0; r < RP_RECORDINGS; r++) {
-        reset_set(&sets[r]);
-        reset_lifetime(&lives[r]);
-    }
+    rp_endpoints_after_fork();
     rp_threads_each(forget_open, NULL); /* the parent's requests are its own */
     span_pid = (uint64_t)getpid();
 }
 
 void rp_spans_init(long k, long ms, bool lines)
 {
-    keep = k > 0 ? (size_t)k : RP_SLOW_KEEP_DEFAULT;
-    slow_ns = ms > 0 ? (int64_t)ms * 1000000 : 0;
+    rp_endpoints_init(k, ms);
     record_lines = lines;
     span_pid = (uint64_t)getpid();
     marks_unknown = !rp_gc_watch_marks_known();
@@ -821,7 +655,7 @@ void rp_spans_init(long k, long ms, bool lines)
     rp_sampler_set_keep_capture(rp_spans_capture);
     if (gc_object == Qnil) {
         /* Ruby marks and updates a data object only when it has data */
-        gc_object = rb_data_typed_object_wrap(0, &keep, &compact_type);
+        gc_object = rb_data_typed_object_wrap(0, &record_lines, &compact_type);
         rb_gc_register_address(&gc_object);
     }
 }

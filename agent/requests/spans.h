@@ -9,7 +9,7 @@
  * (thread_cpu.h), and what the GVL and GC hooks add up per thread
  * (threads.h: blocked, waiting for the GVL, in GC) — so that a 2 ms
  * request is measured exactly whether or not a sample fell in it; and per
- * recording the endpoints' statistics (profile/requests.h) and the K
+ * recording, through endpoints.h, the endpoints' statistics (profile/requests.h) and the K
  * slowest spans of each endpoint and part (RPERF_SLOW_KEEP) among those
  * that are slow — at least RPERF_SLOW_MS, or else among the slowest 1% of
  * their endpoint so far (all of the first 100) — until the writer takes
