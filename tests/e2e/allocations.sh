@@ -6,8 +6,8 @@
 # API and a fork child.
 . "$(dirname "$0")/lib.sh"
 MEM="$RPERF_TEST_SRC/tests/e2e/memory"
-RPERF="$RPERF_TEST_SRC/scripts/rperf"
-export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ANALYZE=$ANALYZE
+RPERF="$RPERF_TEST_RPERF"
+export RPERF_AGENT=$RPERF_TEST_AGENT
 preload_first=${RPERF_TEST_PRELOAD_FIRST:-}
 
 # cum_of FILE METHOD: the cumulative weight of METHOD in a text report.

@@ -29,8 +29,8 @@ note "total $total ms (blocks: 1050 ms; outside them: 600 ms of CPU, absent)"
 grep -q "/a/nested" by.txt && grep -q " /t$" by.txt || fail "endpoint labels missing: $(cat by.txt)"
 
 # The front end's --defer sets the variable.
-PATH="$(dirname "$RUBY"):$PATH" RPERF_AGENT="$RPERF_TEST_AGENT" RPERF_ANALYZE="$ANALYZE" \
-    "$RPERF_TEST_SRC/scripts/rperf" record --defer -o rec.json.gz "$RUBY" "$API/defer.rb" \
+PATH="$(dirname "$RUBY"):$PATH" RPERF_AGENT="$RPERF_TEST_AGENT" \
+    "$RPERF_TEST_RPERF" record --defer -o rec.json.gz "$RUBY" "$API/defer.rb" \
     >out2.txt 2>err2.txt || fail "rperf record --defer: $(cat err2.txt)"
 f=rec.json.gz
 [ "$(ms_of Object#outside)" = 0.0 ] || fail "rperf record --defer sampled outside the blocks"

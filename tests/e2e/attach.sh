@@ -3,8 +3,8 @@
 # did while attached; the process's output and exit status are its own;
 # refusals are one line and change nothing.
 . "$(dirname "$0")/lib.sh"
-RPERF="$RPERF_TEST_SRC/scripts/rperf"
-export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ANALYZE=$ANALYZE RPERF_ATTACH=$RPERF_TEST_ATTACH
+RPERF="$RPERF_TEST_RPERF"
+export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ATTACH=$RPERF_TEST_ATTACH
 [ -z "${RPERF_TEST_PRELOAD_FIRST:-}" ] || { echo "# an agent built with the sanitizers cannot be loaded into a running ruby"; exit 77; }
 # A failed check leaves no target behind (they run until `stop` appears).
 at_exit 'touch "$WORK/stop"; kill $(jobs -p) 2>/dev/null || true; wait || true'

@@ -11,9 +11,9 @@
 # UBSan (RPERF_TEST_ATTACH_SANITIZED): the agent it loads is the plain one,
 # as a running ruby needs.
 . "$(dirname "$0")/lib.sh"
-RPERF="$RPERF_TEST_SRC/scripts/rperf"
+RPERF="$RPERF_TEST_RPERF"
 ATTACH=${RPERF_TEST_ATTACH_SANITIZED:-$RPERF_TEST_ATTACH}
-export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ANALYZE=$ANALYZE RPERF_ATTACH=$ATTACH
+export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ATTACH=$ATTACH
 [ -z "${RPERF_TEST_ATTACH_SANITIZED:-}" ] || note "rperf-attach under the sanitizers: $ATTACH"
 [ -z "${RPERF_TEST_PRELOAD_FIRST:-}" ] || { echo "# an agent built with the sanitizers cannot be loaded into a running ruby"; exit 77; }
 at_exit 'touch "$WORK"/stop-*; kill $(jobs -p) 2>/dev/null || true; wait || true'
@@ -186,6 +186,42 @@ for i in 1 2 3 4 5; do
     alive loader "attach $i"
 done
 finish loader
+
+# An operator's Ctrl-C at any moment of `rperf attach`: SIGINT to rperf's
+# whole process group, as a terminal sends it, from the first instant to
+# well into the recording. rperf ends the recording and writes it (or, hit
+# before it began, had nothing to end); the target goes on, untraced, not
+# stopped, and is left dormant — never recording with no one to stop it.
+start ctrlc load
+interrupted=0
+for delay in 0 0.001 0.003 0.005 0.01 0.02 0.03 0.05 0.08 0.12 0.2 0.3 0.5; do
+    rm -f ctrlc.json.gz
+    # (-d: should a Ctrl-C be lost, the test still ends, and fails)
+    env --default-signal setsid "$RPERF" attach -d 20 -o ctrlc.json.gz "$TARGET" >rperf-ctrlc.out 2>rperf-ctrlc.err &
+    rperf_pid=$!
+    # its own process group, as at a terminal, before the first instant
+    for _ in $(seq 400); do
+        [ "$(ps -o pgid= -p "$rperf_pid" | tr -d ' ')" = "$rperf_pid" ] && break
+        sleep 0.005
+    done
+    sleep "$delay"
+    SECONDS=0
+    kill -INT -- "-$rperf_pid" 2>/dev/null || true
+    rc=0
+    wait "$rperf_pid" || rc=$?
+    case $rc in
+    0) check schema ctrlc.json.gz >/dev/null || fail "Ctrl-C after ${delay} s: rperf said 0 but wrote no profile: $(cat rperf-ctrlc.err)" ;;
+    130) ! grep -q "recording process" rperf-ctrlc.err || fail "Ctrl-C after ${delay} s: the recording began, and rperf died with it unwritten" ;;
+    *) fail "Ctrl-C after ${delay} s: rperf attach exited $rc: $(cat rperf-ctrlc.err)" ;;
+    esac
+    [ "$SECONDS" -lt 15 ] || fail "Ctrl-C after ${delay} s did not end rperf attach (it ran to -d)"
+    alive ctrlc "Ctrl-C after ${delay} s (rperf status $rc)"
+    state=$("$RPERF" ctl "$TARGET" status 2>&1) || fail "ctl status after Ctrl-C at ${delay} s: $state"
+    [[ $state == *": dormant"* ]] || fail "Ctrl-C after ${delay} s left the target '$state'"
+    interrupted=$((interrupted + 1))
+done
+finish ctrlc
+note "Ctrl-C at $interrupted moments of rperf attach: the target went on, dormant each time"
 
 note "$faults interrupted attaches, no target harmed"
 [ "$faults" -ge 200 ] || fail "only $faults interrupted attaches"

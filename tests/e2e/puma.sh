@@ -11,8 +11,8 @@
 # a Ruby 3.4.5 bug otherwise hangs a worker at SIGTERM now and then.
 . "$(dirname "$0")/lib.sh"
 use_test_gems puma
-RPERF="$RPERF_TEST_SRC/scripts/rperf"
-export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ANALYZE=$ANALYZE RPERF_ATTACH=$RPERF_TEST_ATTACH
+RPERF="$RPERF_TEST_RPERF"
+export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ATTACH=$RPERF_TEST_ATTACH
 at_exit 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true'
 
 SERVERS="$RPERF_TEST_SRC/tests/e2e/servers"

@@ -1,8 +1,8 @@
 # The rperf front end: record/stat/exec/report, exit status passthrough,
 # -o formats, bad options (usage, exit 1 as the gem, the command not run).
 . "$(dirname "$0")/lib.sh"
-RPERF="$RPERF_TEST_SRC/scripts/rperf"
-export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ANALYZE=$ANALYZE
+RPERF="$RPERF_TEST_RPERF"
+export RPERF_AGENT=$RPERF_TEST_AGENT
 [ -z "${RPERF_TEST_PRELOAD_FIRST:-}" ] || export LD_PRELOAD=$RPERF_TEST_PRELOAD_FIRST
 
 cat >prog.rb <<'RUBY'

@@ -16,8 +16,8 @@ command -v redis-server >/dev/null && command -v redis-cli >/dev/null || {
 }
 SERVERS="$RPERF_TEST_SRC/tests/e2e/servers"
 export RUBYLIB="$SERVERS:$RUBYLIB"
-RPERF="$RPERF_TEST_SRC/scripts/rperf"
-export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ANALYZE=$ANALYZE RPERF_ATTACH=$RPERF_TEST_ATTACH
+RPERF="$RPERF_TEST_RPERF"
+export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ATTACH=$RPERF_TEST_ATTACH
 at_exit 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true'
 
 rport=$(free_port)

@@ -1,0 +1,36 @@
+/*
+ * rperf/cmd_detach.c — `rperf detach PID`: stops what `rperf attach` or
+ * `rperf ctl start` began in the process; an attach writes its own
+ * profile, a ctl start's is written here (rperf.json.gz).
+ */
+#include <libgen.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "remote.h"
+#include "subcommands.h"
+#include "tools.h"
+#include "usage.h"
+
+int rperf_cmd_detach(int argc, char **argv)
+{
+    if (argc != 2)
+        return rperf_usage_error(rperf_usage, "Usage: rperf detach pid");
+    pid_t pid = rperf_check_pid(argv[1], rperf_usage);
+    rperf_tools t;
+    char reply_dir[PATH_MAX], answer[PATH_MAX + 64];
+    if (pid < 0 || rperf_locate(&t) != 0 || rperf_process_dir(pid, reply_dir) != 0)
+        return 1;
+    rperf_recording rec = RPERF_RECORDING_DEFAULTS;
+    int rc = rperf_remote(&t, &rec, pid, 30, "stop", reply_dir, NULL, answer, sizeof(answer));
+    rperf_remove_tree(reply_dir);
+    if (rc != 0)
+        return 1;
+    char *session = dirname(answer), marker[PATH_MAX + 16];
+    snprintf(marker, sizeof(marker), "%s/.attach", session);
+    if (rperf_exists(marker)) {
+        fprintf(stderr, "rperf: process %ld stopped; its rperf attach writes the profile\n", (long)pid);
+        return 0;
+    }
+    return rperf_write_output(&rec, session);
+}

@@ -1,0 +1,67 @@
+/*
+ * rperf/cmd_diff.c — `rperf diff [--html|--text|--top] [--normalize]
+ * [-o OUT] BASE TARGET`: two profiles compared (target - base), as text
+ * (the default), the top table, or the differential flame graph opened in
+ * a browser (or written to OUT).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "options.h"
+#include "page.h"
+#include "subcommands.h"
+#include "tools.h"
+#include "usage.h"
+
+int rperf_cmd_diff(int argc, char **argv)
+{
+    const char *view = "text", *args[16];
+    int n = 0, i = 1;
+    bool output = false;
+    for (; i < argc; i++) {
+        const char *a = argv[i], *out;
+        int got;
+        if (strcmp(a, "--html") == 0 || strcmp(a, "--text") == 0 || strcmp(a, "--top") == 0) {
+            view = a + 2;
+        } else if ((strcmp(a, "--normalize") == 0 || strcmp(a, "--lines") == 0) && n < 12) {
+            args[n++] = a;
+        } else if ((got = rperf_opt_value(argc, argv, &i, "-o", "--output", &out, rperf_diff_usage))) {
+            if (got < 0)
+                return 1;
+            output = true;
+            if (n < 12) {
+                args[n++] = "-o";
+                args[n++] = out;
+            }
+        } else if (rperf_opt_flag(a, "-h", "--help")) {
+            return rperf_diff_usage(stdout), 0;
+        } else if (a[0] == '-') {
+            return rperf_usage_error(rperf_diff_usage, "invalid option: %s", a);
+        } else {
+            break;
+        }
+    }
+    if (argc - i != 2)
+        return rperf_usage_error(rperf_diff_usage, "Two profile files required.");
+    if (!rperf_files_exist(argv + i, 2))
+        return 1;
+    const char *run[24] = {"diff"};
+    int r = 1;
+    if (strcmp(view, "top") == 0) {
+        run[r++] = "--top";
+        run[r++] = "20";
+    } else if (strcmp(view, "html") == 0) {
+        run[r++] = "--html";
+    }
+    for (int k = 0; k < n; k++)
+        run[r++] = args[k];
+    if (strcmp(view, "html") == 0 && !output) {
+        run[r] = NULL;
+        const char *paths[] = {argv[i], argv[i + 1], NULL};
+        return rperf_show_page("rperf-diff", run, paths);
+    }
+    run[r++] = argv[i];
+    run[r++] = argv[i + 1];
+    run[r] = NULL;
+    return rperf_analyze(false, run);
+}

@@ -1,0 +1,287 @@
+/*
+ * rperf/cmd_run.c — `rperf record`, `rperf stat` and `rperf exec`: run a
+ * command with the agent preloaded into a private session directory, then
+ * write the profile (record), print the summary (stat; exec adds the
+ * tables), as the rperf gem's command does.
+ *
+ * The command's own exit status is passed through (128+N when signal N
+ * ended it). A Ctrl-C ends the command, not rperf: what it recorded is
+ * still written. Bad options print the error and the usage, as the gem's
+ * command words them, and exit 1 without running anything.
+ */
+#include <dirent.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "subcommands.h"
+#include "options.h"
+#include "tools.h"
+#include "usage.h"
+
+struct run_options {
+    const char *command; /* record, stat or exec */
+    rperf_usage_fn *usage;
+    const char *output, *format, *frequency, *mode, *signal, *interval, *alloc;
+    bool print, inherit, aggregate, report, keep, verbose, lines, defer;
+};
+
+/* Options up to the command; its index into *first. Returns 0, or the
+ * exit status of a usage error. */
+static int parse(int argc, char **argv, struct run_options *o, int *first)
+{
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        int got = 0;
+        const char *alloc;
+        if ((got = rperf_opt_value(argc, argv, &i, "-o", "--output", &o->output, o->usage)) ||
+            (got = rperf_opt_value(argc, argv, &i, NULL, "--format", &o->format, o->usage)) ||
+            (got = rperf_opt_value(argc, argv, &i, "-f", "--frequency", &o->frequency, o->usage)) ||
+            (got = rperf_opt_value(argc, argv, &i, "-m", "--mode", &o->mode, o->usage)) ||
+            (got = rperf_opt_value(argc, argv, &i, NULL, "--signal", &o->signal, o->usage)) ||
+            (got = rperf_opt_value(argc, argv, &i, NULL, "--interval", &o->interval, o->usage))) {
+            if (got < 0)
+                return 1;
+        } else if (rperf_opt_alloc(a, &alloc)) {
+            o->alloc = alloc;
+        } else if (rperf_opt_flag(a, "-p", "--print")) {
+            o->print = true;
+        } else if (strcmp(a, "--no-inherit") == 0) {
+            o->inherit = false;
+        } else if (strcmp(a, "--no-aggregate") == 0) {
+            o->aggregate = false;
+        } else if (strcmp(a, "--lines") == 0) {
+            o->lines = true;
+        } else if (strcmp(a, "--defer") == 0) {
+            o->defer = true;
+        } else if (strcmp(a, "--report") == 0) {
+            o->report = true;
+        } else if (strcmp(a, "--keep") == 0) {
+            o->keep = true;
+        } else if (rperf_opt_flag(a, "-v", "--verbose")) {
+            o->verbose = true;
+        } else if (rperf_opt_flag(a, "-h", "--help")) {
+            o->usage(stdout);
+            exit(0);
+        } else if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        } else if (a[0] == '-') {
+            return rperf_usage_error(o->usage, "invalid option: %s", a);
+        } else {
+            break;
+        }
+    }
+    *first = i;
+    return 0;
+}
+
+static bool in_range(const char *s, long lo, long hi)
+{
+    return rperf_all_digits(s) && strlen(s) < 10 && atol(s) >= lo && atol(s) <= hi;
+}
+
+/* The signal option: a real-time signal or false. Returns 0 or 1 (said). */
+static int check_signal(const char *signal)
+{
+    if (!signal || strcmp(signal, "false") == 0)
+        return 0;
+    if (!rperf_all_digits(signal) || strlen(signal) > 9) {
+        fprintf(stderr, "Error: --signal must be a signal number or 'false', got: \"%s\"\n", signal);
+        return 1;
+    }
+    long n = atol(signal);
+    if (n == SIGKILL || n == SIGSTOP) {
+        fprintf(stderr, "Error: signal %ld (%s) cannot be caught; use a different signal\n", n,
+                n == SIGKILL ? "KILL" : "STOP");
+        return 1;
+    }
+    if (n < SIGRTMIN || n > SIGRTMAX) {
+        fprintf(stderr, "Error: --signal must be a real-time signal (%d..%d) or false, got %ld\n", SIGRTMIN,
+                SIGRTMAX, n);
+        return 1;
+    }
+    return 0;
+}
+
+/* The values, checked as the gem's command checks them. Returns 0, or
+ * the exit status of the error (said). */
+static int check(struct run_options *o)
+{
+    const char *f = o->frequency;
+    if (!rperf_all_digits(f[0] == '-' ? f + 1 : f))
+        return rperf_usage_error(o->usage, "invalid argument: --frequency %s", f);
+    if (f[0] == '-' || atol(f) < 1) {
+        fprintf(stderr, "Error: frequency must be a positive integer (got %s)\n", f);
+        return 1;
+    }
+    if (strlen(f) > 9 || atol(f) > 10000) {
+        fprintf(stderr, "Error: frequency must be <= 10000 (10KHz), got %s\n", f);
+        return 1;
+    }
+    if (strcmp(o->mode, "cpu") != 0 && strcmp(o->mode, "wall") != 0)
+        return rperf_usage_error(o->usage, "invalid argument: --mode %s", o->mode);
+    static const char *const formats[] = {"json", "pprof", "collapsed", "text", "html", "speedscope", NULL};
+    bool known = !o->format || !*o->format;
+    for (const char *const *k = formats; *k && !known; k++)
+        known = strcmp(o->format, *k) == 0;
+    if (!known)
+        return rperf_die_usage("--format must be json, pprof, collapsed, text, html or speedscope, got '%s'",
+                               o->format);
+    if (o->interval && !in_range(o->interval, 1, 86400))
+        return rperf_die_usage("--interval must be a number of seconds from 1 to 86400, got '%s'", o->interval);
+    if (check_signal(o->signal))
+        return 1;
+    if (o->alloc && strcmp(o->alloc, "window") != 0 && !in_range(o->alloc, 1, 100000000))
+        return rperf_die_usage("--alloc must be a positive integer N (one allocation in N sampled) or window, "
+                               "got '%s'",
+                               o->alloc);
+    bool record = strcmp(o->command, "record") == 0;
+    if (o->report && record)
+        return rperf_die_usage("record: --report belongs to stat");
+    if (o->print && !record)
+        return rperf_die_usage("%s: --print belongs to record", o->command);
+    return 0;
+}
+
+/* The environment the command runs in: rperf's, and the agent's
+ * variables (replacing any of the same name). */
+static char **command_env(const struct run_options *o, const rperf_tools *t, const char *session)
+{
+    extern char **environ;
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + 16, sizeof(*env));
+    if (!env)
+        return NULL;
+    char *added[16];
+    int k = 0;
+    const char *preload = getenv("LD_PRELOAD");
+#define ADD(...) (void)(asprintf(&added[k], __VA_ARGS__) >= 0 && k++)
+    if (preload && *preload)
+        ADD("LD_PRELOAD=%s:%s", t->agent, preload);
+    else
+        ADD("LD_PRELOAD=%s", t->agent);
+    ADD("RPERF_SESSION_DIR=%s", session);
+    ADD("RPERF_QUIET=1");
+    ADD("RPERF_MODE=%s", o->mode);
+    ADD("RPERF_FREQUENCY=%s", o->frequency);
+    ADD("RPERF_INHERIT=%d", o->inherit);
+    ADD("RPERF_AGGREGATE=%d", o->aggregate);
+    ADD("RPERF_VERBOSE=%d", o->verbose);
+    if (o->signal)
+        ADD("RPERF_SIGNAL=%s", o->signal);
+    if (o->lines)
+        ADD("RPERF_LINES=1");
+    if (o->defer)
+        ADD("RPERF_DEFER=1");
+    if (o->interval)
+        ADD("RPERF_INTERVAL=%s", o->interval);
+    if (o->alloc)
+        ADD("RPERF_ALLOC=%s", o->alloc);
+#undef ADD
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool replaced = false;
+        for (int a = 0; a < k && !replaced; a++) {
+            size_t name = strcspn(added[a], "=") + 1;
+            replaced = strncmp(environ[i], added[a], name) == 0;
+        }
+        if (!replaced)
+            env[m++] = environ[i];
+    }
+    for (int a = 0; a < k; a++)
+        env[m++] = added[a];
+    env[m] = NULL;
+    return env;
+}
+
+static bool dir_is_empty(const char *dir)
+{
+    char pattern[PATH_MAX + 4];
+    snprintf(pattern, sizeof(pattern), "%s", dir);
+    DIR *d = opendir(pattern);
+    if (!d)
+        return true;
+    struct dirent *e;
+    bool empty = true;
+    while (empty && (e = readdir(d)))
+        empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+    closedir(d);
+    return empty;
+}
+
+/* After the command: the summary, the printed report, the output file.
+ * Returns 0, or 1 when something could not be written. */
+static int analyze(const struct run_options *o, const char *session, const char *program)
+{
+    if (dir_is_empty(session)) {
+        fprintf(stderr, "rperf: no profile was written (is '%s' a Ruby program run by a ruby built with "
+                        "--enable-shared?)\n",
+                program);
+        return 1;
+    }
+    int status = 0;
+    const char *lines = o->lines ? "--lines" : NULL;
+    if (strcmp(o->command, "record") != 0) {
+        const char *stat[] = {"stat", o->report ? "--report" : session, o->report ? session : NULL, NULL};
+        status |= rperf_analyze(true, stat) != 0;
+    }
+    if (o->print) {
+        const char *text[] = {"convert", "--text", lines ? lines : session, lines ? session : NULL, NULL};
+        status |= rperf_analyze(false, text) != 0;
+    }
+    if (o->output) {
+        const char *convert[8] = {"convert", "-o", o->output};
+        int n = 3;
+        if (lines)
+            convert[n++] = lines;
+        if (o->format && *o->format) {
+            convert[n++] = "--format";
+            convert[n++] = o->format;
+        }
+        convert[n++] = session;
+        if (rperf_analyze(false, convert) != 0)
+            status = 1;
+        else if (strcmp(o->command, "record") == 0)
+            fprintf(stderr, "rperf: profile written to %s\n", o->output);
+    }
+    return status;
+}
+
+int rperf_cmd_run(int argc, char **argv)
+{
+    struct run_options o = {.command = argv[0], .frequency = "1000", .inherit = true, .aggregate = true};
+    bool record = strcmp(o.command, "record") == 0;
+    o.usage = record ? rperf_record_usage : strcmp(o.command, "stat") == 0 ? rperf_stat_usage : rperf_exec_usage;
+    o.mode = record ? "cpu" : "wall";
+    int first = argc, rc = parse(argc, argv, &o, &first);
+    if (rc)
+        return rc;
+    if (first >= argc)
+        return rperf_usage_error(o.usage, "No command specified.");
+    if ((rc = check(&o)))
+        return rc;
+    if (strcmp(o.command, "exec") == 0)
+        o.report = true;
+    if (record && !o.output && !o.print)
+        o.output = "rperf.json.gz";
+    rperf_tools t;
+    char session[PATH_MAX];
+    if (rperf_locate(&t) != 0 || rperf_temp_dir("rperf-session", session) != 0)
+        return 1;
+    char **env = command_env(&o, &t, session);
+    int status = env ? rperf_run(argv + first, env, RPERF_IGNORE_INTERRUPTS) : 1;
+    int analyzed = analyze(&o, session, argv[first]);
+    if (o.keep)
+        fprintf(stderr, "rperf: session directory kept: %s\n", session);
+    else
+        rperf_remove_tree(session);
+    /* The command's status wins; a failed analysis of a successful run is 1. */
+    return status == 0 && analyzed != 0 ? 1 : status;
+}
