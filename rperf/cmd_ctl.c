@@ -59,12 +59,8 @@ static int start(const rperf_tools *t, const rperf_recording *r, pid_t pid)
 
 static int stop(const rperf_tools *t, const rperf_recording *r, pid_t pid)
 {
-    char reply_dir[PATH_MAX], answer[PATH_MAX + 64];
-    if (rperf_process_dir(pid, reply_dir) != 0)
-        return 1;
-    int rc = rperf_remote(t, r, pid, 30, "stop", reply_dir, NULL, answer, sizeof(answer));
-    rperf_remove_tree(reply_dir);
-    if (rc != 0)
+    char answer[PATH_MAX + 64];
+    if (rperf_ask(t, r, pid, 30, "stop", answer, sizeof(answer)) != 0)
         return 1;
     char *session = dirname(answer), marker[PATH_MAX + 16];
     rperf_show_agent_log(session);
@@ -90,12 +86,8 @@ static int snapshot(const rperf_tools *t, const rperf_recording *r, pid_t pid)
 
 static int status(const rperf_tools *t, const rperf_recording *r, pid_t pid)
 {
-    char reply_dir[PATH_MAX], answer[512];
-    if (rperf_process_dir(pid, reply_dir) != 0)
-        return 1;
-    int rc = rperf_remote(t, r, pid, 10, "status", reply_dir, NULL, answer, sizeof(answer));
-    rperf_remove_tree(reply_dir);
-    if (rc != 0)
+    char answer[512];
+    if (rperf_ask(t, r, pid, 10, "status", answer, sizeof(answer)) != 0)
         return 1;
     printf("process %ld: %s\n", (long)pid, answer);
     return 0;

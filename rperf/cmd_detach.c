@@ -18,13 +18,9 @@ int rperf_cmd_detach(int argc, char **argv)
         return rperf_usage_error(rperf_usage, "Usage: rperf detach pid");
     pid_t pid = rperf_check_pid(argv[1], rperf_usage);
     rperf_tools t;
-    char reply_dir[PATH_MAX], answer[PATH_MAX + 64];
-    if (pid < 0 || rperf_locate(&t) != 0 || rperf_process_dir(pid, reply_dir) != 0)
-        return 1;
+    char answer[PATH_MAX + 64];
     rperf_recording rec = RPERF_RECORDING_DEFAULTS;
-    int rc = rperf_remote(&t, &rec, pid, 30, "stop", reply_dir, NULL, answer, sizeof(answer));
-    rperf_remove_tree(reply_dir);
-    if (rc != 0)
+    if (pid < 0 || rperf_locate(&t) != 0 || rperf_ask(&t, &rec, pid, 30, "stop", answer, sizeof(answer)) != 0)
         return 1;
     char *session = dirname(answer), marker[PATH_MAX + 16];
     snprintf(marker, sizeof(marker), "%s/.attach", session);

@@ -49,26 +49,28 @@ pid_t rperf_check_pid(const char *arg, rperf_usage_fn *usage)
     return (pid_t)atol(arg);
 }
 
-/* The real uid of `pid` (as /proc/PID/status says), or -1. */
-static long process_uid(pid_t pid)
+/* A number of /proc/PID/status: the line "KEY %ld" (`key`: "Uid:",
+ * "PPid:"), or -1. */
+static long status_field(long pid, const char *key)
 {
-    char path[32], line[256];
-    snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+    char path[32], line[256], format[32];
+    snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+    snprintf(format, sizeof(format), "%s %%ld", key);
     FILE *f = fopen(path, "re");
-    long uid = -1;
+    long value = -1;
     while (f && fgets(line, sizeof(line), f))
-        if (sscanf(line, "Uid: %ld", &uid) == 1)
+        if (sscanf(line, format, &value) == 1)
             break;
     if (f)
         fclose(f);
-    return uid;
+    return value;
 }
 
 int rperf_process_dir(pid_t pid, char dir[PATH_MAX])
 {
     if (rperf_temp_dir("rperf-attach", dir) != 0)
         return -1;
-    long uid = process_uid(pid);
+    long uid = status_field((long)pid, "Uid:");
     if (uid > 0 && getuid() == 0 && chown(dir, (uid_t)uid, (gid_t)-1) != 0) {
         fprintf(stderr, "rperf: cannot give %s to uid %ld: %s\n", dir, uid, strerror(errno));
         rperf_remove_tree(dir);
@@ -116,6 +118,19 @@ int rperf_remote(const rperf_tools *t, const rperf_recording *r, pid_t pid, int 
     argv[a] = NULL;
     int rc = rperf_run_capture(argv, RPERF_OWN_GROUP, answer ? answer : ignored, answer ? size : sizeof(ignored));
     return rc == 0 ? 0 : 1;
+}
+
+/* `verb` to the agent in `pid`, its answer into answer[]; the reply
+ * directory made and removed. Returns 0 or 1. */
+int rperf_ask(const rperf_tools *t, const rperf_recording *r, pid_t pid, int wait_s, const char *verb, char *answer,
+              size_t size)
+{
+    char reply_dir[PATH_MAX];
+    if (rperf_process_dir(pid, reply_dir) != 0)
+        return 1;
+    int rc = rperf_remote(t, r, pid, wait_s, verb, reply_dir, NULL, answer, size);
+    rperf_remove_tree(reply_dir);
+    return rc;
 }
 
 int rperf_start_lines(const rperf_recording *r, const char *dir, const char *lines[], int max)
@@ -182,15 +197,7 @@ static void read_family(struct family *f)
     while (proc && (e = readdir(proc))) {
         if (!rperf_all_digits(e->d_name))
             continue;
-        char path[300], line[256];
-        snprintf(path, sizeof(path), "/proc/%s/status", e->d_name);
-        FILE *s = fopen(path, "re");
-        long ppid = -1;
-        while (s && fgets(line, sizeof(line), s))
-            if (sscanf(line, "PPid: %ld", &ppid) == 1)
-                break;
-        if (s)
-            fclose(s);
+        long ppid = status_field(atol(e->d_name), "PPid:");
         if (ppid < 0)
             continue;
         if (f->count == cap) {

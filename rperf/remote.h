@@ -48,6 +48,11 @@ int rperf_process_dir(pid_t pid, char dir[PATH_MAX]);
 int rperf_remote(const rperf_tools *t, const rperf_recording *r, pid_t pid, int wait_s, const char *verb,
                  const char *reply_dir, const char *const *lines, char *answer, size_t size);
 
+/* rperf_remote with no line, through a reply directory of its own, made
+ * and removed. */
+int rperf_ask(const rperf_tools *t, const rperf_recording *r, pid_t pid, int wait_s, const char *verb, char *answer,
+              size_t size);
+
 /* The recording's start lines: dir=, mode=, frequency= and alloc=. */
 int rperf_start_lines(const rperf_recording *r, const char *dir, const char *lines[], int max);
 
