@@ -95,3 +95,24 @@ profiled sinatra "$RUBY" sinatra_app.rb || fail "the Sinatra application failed"
 [ "$(field sinatra.json "GET /posts/:slug" count)" = 50 ] && [ "$(field sinatra.json "GET /nowhere" count)" = 1 ] ||
     fail "Sinatra's routes: $(cat sinatra.json)"
 note "Sinatra: 50 slugs counted as GET /posts/:slug, an unrouted path under its own"
+
+# Grape's too (grape.routing_args' route_info), in a namespace, without its
+# format suffix.
+use_test_gems grape
+cat >grape_app.rb <<'RUBY'
+require "grape"
+require "rperf/rack"
+class Shop < Grape::API
+  format :txt
+  namespace(:v1) { get("/items/:id") { "item #{params[:id]}" } }
+end
+app = Rperf::RackMiddleware.new(Shop)
+request = Rack::MockRequest.new(app)
+40.times { |i| request.get("/v1/items/sku-#{i}") }
+request.get("/nowhere")
+RUBY
+profiled grape "$RUBY" grape_app.rb || fail "the Grape application failed"
+"$ANALYZE" requests --json grape >grape.json || fail "requests --json of the Grape run"
+[ "$(field grape.json "GET /v1/items/:id" count)" = 40 ] && [ "$(field grape.json "GET /nowhere" count)" = 1 ] ||
+    fail "Grape's routes: $(cat grape.json)"
+note "Grape: 40 skus counted as GET /v1/items/:id, an unrouted path under its own"

@@ -67,14 +67,28 @@ class Rperf::RackMiddleware
   # from what routers leave in the env once they have routed: Rails' route
   # (7.1 and later: action_dispatch.route_uri_pattern, or the pattern of
   # action_dispatch.route it is made from; without its optional
-  # "(.:format)"), Sinatra's sinatra.route; nil when there is none (a plain
-  # Rack app, a request no route matched, another router).
+  # "(.:format)"), Sinatra's sinatra.route, Grape's route (grape.routing_args'
+  # route_info: its method and pattern, without the format suffix); nil when
+  # there is none (a plain Rack app, a request no route matched, a router
+  # that keeps its route to itself, as Roda does).
   def self.route(env)
     pattern = env["action_dispatch.route_uri_pattern"] || rails_route_pattern(env["action_dispatch.route"])
     return "#{env["REQUEST_METHOD"]} #{pattern.delete_suffix("(.:format)")}" if pattern.is_a?(String)
 
     route = env["sinatra.route"]
-    route if route.is_a?(String)
+    return route if route.is_a?(String)
+
+    grape_route(env["grape.routing_args"])
+  end
+
+  def self.grape_route(args)
+    info = args[:route_info] if args.is_a?(Hash)
+    return nil unless info.respond_to?(:request_method) && info.respond_to?(:pattern)
+
+    origin = info.pattern.origin if info.pattern.respond_to?(:origin)
+    "#{info.request_method} #{origin}" if origin.is_a?(String) && info.request_method.is_a?(String)
+  rescue StandardError
+    nil # a router's internals changed: the request keeps its path
   end
 
   # When the request reached the front of the system, from the
