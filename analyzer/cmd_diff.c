@@ -5,13 +5,16 @@
  * TARGET, each a session directory or a profile file; --base and
  * --target, repeatable, for several paths per side), --normalize, --text
  * (the default) or --html (the differential flame graph, html.c), -o, and
- * the shared options (filters apply to both sides alike). Comparing is
- * diff.c's.
+ * the shared options (filters apply to both sides alike); --check PCT
+ * [--json], the regression gate over several runs per side
+ * (diff_check.c). Comparing is diff.c's.
  */
 #include <getopt.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
+#include "diff_check.h"
 #include "../profile/diag.h"
 #include "../profile/encode/diff.h"
 #include "../profile/encode/html.h"
@@ -19,12 +22,13 @@
 #include "../profile/output.h"
 #include "pipeline.h"
 
-enum { OPT_NORMALIZE = 0x2000, OPT_BASE, OPT_TARGET, OPT_HTML, OPT_TEXT };
+enum { OPT_NORMALIZE = 0x2000, OPT_BASE, OPT_TARGET, OPT_HTML, OPT_TEXT, OPT_CHECK, OPT_JSON };
 
 struct diff_args {
     char **base, **target;
     int base_count, target_count;
-    bool normalize, html;
+    bool normalize, html, json;
+    double check_pct; /* > 0: --check */
     const char *output;
     rp_options o;
 };
@@ -71,6 +75,8 @@ static int parse(int argc, char **argv, struct diff_args *a)
         {"output", required_argument, NULL, 'o'},
         {"html", no_argument, NULL, OPT_HTML},
         {"text", no_argument, NULL, OPT_TEXT},
+        {"check", required_argument, NULL, OPT_CHECK},
+        {"json", no_argument, NULL, OPT_JSON},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -88,6 +94,15 @@ static int parse(int argc, char **argv, struct diff_args *a)
             a->html = c == OPT_HTML;
         else if (c == 'o')
             a->output = optarg;
+        else if (c == OPT_JSON)
+            a->json = true;
+        else if (c == OPT_CHECK) {
+            char *end;
+            a->check_pct = strtod(optarg, &end);
+            if (end == optarg || (*end && strcmp(end, "%") != 0) || !(a->check_pct > 0 && a->check_pct < 1e6))
+                return rp_usage_error("diff: --check expects the growth that fails, a percentage above 0 (e.g. "
+                                      "10), got '%s'", optarg);
+        }
         else if (c == OPT_BASE || c == OPT_TARGET) {
             if (c == OPT_BASE ? add_path(&a->base, &a->base_count, optarg) : add_path(&a->target, &a->target_count, optarg))
                 return rp_usage_error("diff: out of memory");
@@ -110,6 +125,16 @@ static int parse(int argc, char **argv, struct diff_args *a)
     return 0;
 }
 
+/* What --check leaves out, said as a usage error. */
+static int check_alone(const struct diff_args *a)
+{
+    if (a->check_pct > 0 && (a->html || a->normalize || a->output))
+        return rp_usage_error("diff: --check prints its verdict on stdout; no --html, --normalize or -o with it");
+    if (a->json && a->check_pct <= 0)
+        return rp_usage_error("diff: --json goes with --check");
+    return 0;
+}
+
 int cmd_diff(int argc, char **argv)
 {
     struct diff_args a = {0};
@@ -117,8 +142,12 @@ int cmd_diff(int argc, char **argv)
     int status = RP_EXIT_USAGE;
     rp_profile base, target;
     bool loaded_base = false, loaded_target = false;
-    if (parse(argc, argv, &a) != 0)
+    if (parse(argc, argv, &a) != 0 || check_alone(&a) != 0)
         goto out;
+    if (a.check_pct > 0) {
+        status = rp_diff_check(a.base, a.base_count, a.target, a.target_count, a.check_pct, a.json, &a.o);
+        goto out;
+    }
     status = RP_EXIT_FAILURE;
     loaded_base = true;
     if (rp_pipeline_load(a.base, a.base_count, &a.o, false, false, &base) != 0)

@@ -144,6 +144,12 @@ void rp_json_int(rp_json *j, int64_t v)
     rp_out_write(j->out, buf, (size_t)n);
 }
 
+void rp_json_bool(rp_json *j, bool v)
+{
+    before_value(j);
+    rp_out_puts(j->out, v ? "true" : "false");
+}
+
 void rp_json_double(rp_json *j, double v)
 {
     char buf[32];

@@ -40,6 +40,7 @@ void rp_json_string(rp_json *j, const char *s, size_t len);
 void rp_json_cstring(rp_json *j, const char *s);
 void rp_json_int(rp_json *j, int64_t v);
 void rp_json_double(rp_json *j, double v);
+void rp_json_bool(rp_json *j, bool v);
 
 /* key + value shorthands for object members */
 void rp_json_member_int(rp_json *j, const char *key, int64_t v);

@@ -2,7 +2,9 @@
  * rperf/cmd_diff.c — `rperf diff [--html|--text|--top] [--normalize]
  * [-o OUT] BASE TARGET`: two profiles compared (target - base), as text
  * (the default), the top table, or the differential flame graph opened in
- * a browser (or written to OUT).
+ * a browser (or written to OUT); with --check PCT [--json], the
+ * regression gate over several runs per side (rperf-analyze diff --check:
+ * exit status 1 when a method regressed).
  */
 #include <stdio.h>
 #include <string.h>
@@ -23,8 +25,16 @@ int rperf_cmd_diff(int argc, char **argv)
         int got;
         if (strcmp(a, "--html") == 0 || strcmp(a, "--text") == 0 || strcmp(a, "--top") == 0) {
             view = a + 2;
-        } else if ((strcmp(a, "--normalize") == 0 || strcmp(a, "--lines") == 0) && n < 12) {
+        } else if ((strcmp(a, "--normalize") == 0 || strcmp(a, "--lines") == 0 || strcmp(a, "--json") == 0) &&
+                   n < 12) {
             args[n++] = a;
+        } else if ((got = rperf_opt_value(argc, argv, &i, NULL, "--check", &out, rperf_diff_usage))) {
+            if (got < 0)
+                return 1;
+            if (n < 12) {
+                args[n++] = "--check";
+                args[n++] = out;
+            }
         } else if ((got = rperf_opt_value(argc, argv, &i, "-o", "--output", &out, rperf_diff_usage))) {
             if (got < 0)
                 return 1;

@@ -129,6 +129,10 @@ void rperf_diff_usage(FILE *out)
           "        --text                       Print text diff report (the default)\n"
           "        --html                       Open the differential flame graph (-o OUT: write it)\n"
           "        --normalize                  Compare shares of each side's total, not times\n"
+          "        --check PCT                  Fail (status 1) when a method's self time per run\n"
+          "                                     grew by more than PCT%, significantly (several\n"
+          "                                     runs per side: a directory with one run each)\n"
+          "        --json                       The --check verdict as JSON\n"
           "    -o, --output PATH                Write the report or page to PATH\n"
           "    -h, --help                       Show this help\n",
           out);
