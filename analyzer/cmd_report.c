@@ -3,11 +3,13 @@
  *
  * Owns: the report subcommand's command line (the shared options, --by
  * KEY for the time per value of a label, --timeline for the parts in time
- * order); the layouts are report.c's and timeline.c's.
+ * order, --callers / --callees METHOD for one method's call paths
+ * merged); the layouts are report.c's, timeline.c's and sandwich.c's.
  */
 #include <getopt.h>
 
 #include <stdbool.h>
+#include <string.h>
 
 #include "commands.h"
 #include "../profile/encode/format.h"
@@ -16,9 +18,10 @@
 #include "../profile/output.h"
 #include "pipeline.h"
 #include "../profile/encode/report.h"
+#include "../profile/encode/sandwich.h"
 #include "../profile/encode/timeline.h"
 
-enum { OPT_BY = 0x2000, OPT_TIMELINE };
+enum { OPT_BY = 0x2000, OPT_TIMELINE, OPT_CALLERS, OPT_CALLEES };
 
 struct by_key {
     const rp_profile *p;
@@ -41,6 +44,36 @@ static int report_by(char *const *paths, int count, const rp_options *o, const c
         rc = rp_output_to(NULL, "report", false, false, write_by, &b);
     rp_profile_free(&profile);
     return rc == 0 ? RP_EXIT_OK : RP_EXIT_FAILURE;
+}
+
+struct sandwich {
+    const rp_profile *p;
+    const char *method;
+    bool callers, callees;
+    int verdict; /* 1: no such method */
+};
+
+static int write_sandwich(rp_out *out, const void *ctx)
+{
+    struct sandwich *s = (struct sandwich *)ctx;
+    int rc = rp_sandwich_write(s->p, out, s->method, s->callers, s->callees);
+    s->verdict = rc;
+    return rc < 0 ? -1 : 0;
+}
+
+/* report --callers / --callees METHOD: its call paths, merged. */
+static int report_sandwich(char *const *paths, int count, const rp_options *o, const char *callers,
+                           const char *callees)
+{
+    if (callers && callees && strcmp(callers, callees) != 0)
+        return rp_usage_error("report: --callers and --callees name one method, got '%s' and '%s'", callers, callees);
+    rp_profile profile;
+    int rc = rp_pipeline_load(paths, count, o, false, false, &profile);
+    struct sandwich s = {&profile, callers ? callers : callees, callers != NULL, callees != NULL, 0};
+    if (rc == 0)
+        rc = rp_output_to(NULL, "report", false, false, write_sandwich, &s);
+    rp_profile_free(&profile);
+    return rc == 0 && s.verdict == 0 ? RP_EXIT_OK : RP_EXIT_FAILURE;
 }
 
 static int add_row(const rp_profile *merged, const rp_merge_pending *file, void *ctx)
@@ -76,9 +109,11 @@ static int run_report(int argc, char **argv, rp_options *o)
         RP_SHARED_OPTIONS,
         {"by", required_argument, NULL, OPT_BY},
         {"timeline", no_argument, NULL, OPT_TIMELINE},
+        {"callers", required_argument, NULL, OPT_CALLERS},
+        {"callees", required_argument, NULL, OPT_CALLEES},
         {NULL, 0, NULL, 0},
     };
-    const char *by = NULL;
+    const char *by = NULL, *callers = NULL, *callees = NULL;
     bool timeline = false;
     int c;
     optind = 1;
@@ -91,13 +126,19 @@ static int run_report(int argc, char **argv, rp_options *o)
             by = optarg;
         else if (c == OPT_TIMELINE)
             timeline = true;
+        else if (c == OPT_CALLERS)
+            callers = optarg;
+        else if (c == OPT_CALLEES)
+            callees = optarg;
         else if (shared == 0)
             return rp_usage_error("report: unknown option '%s'", argv[optind - 1]);
     }
     if (optind >= argc)
         return rp_usage_error("report: missing PATH (a session directory or profile file)");
-    if (by && timeline)
-        return rp_usage_error("report: --by and --timeline are two different reports");
+    if ((by != NULL) + timeline + (callers || callees) > 1)
+        return rp_usage_error("report: --by, --timeline and --callers/--callees are different reports; one at a time");
+    if (callers || callees)
+        return report_sandwich(argv + optind, argc - optind, o, callers, callees);
     if (by)
         return report_by(argv + optind, argc - optind, o, by);
     if (timeline)
