@@ -202,11 +202,15 @@ int rperf_run_capture(char *const argv[], int flags, char *out, size_t size)
         return -1;
     pid_t pid = start(argv, environ, flags, fds[1]);
     close(fds[1]);
+    /* all of it read, what does not fit dropped: a program whose output
+     * filled the pipe would never end */
     size_t n = 0;
     ssize_t got;
-    while ((got = read(fds[0], out + n, size - 1 - n)) > 0 || (got < 0 && errno == EINTR))
-        if (got > 0 && (n += (size_t)got) == size - 1)
-            break;
+    char rest[512];
+    while ((got = read(fds[0], n < size - 1 ? out + n : rest, n < size - 1 ? size - 1 - n : sizeof(rest))) > 0 ||
+           (got < 0 && errno == EINTR))
+        if (got > 0 && n < size - 1)
+            n += (size_t)got;
     close(fds[0]);
     out[n] = '\0';
     out[strcspn(out, "\n")] = '\0';
