@@ -36,8 +36,7 @@ static void ask_to_stop(int signo)
     stop_asked = 1;
 }
 
-/* INT, TERM and HUP: from now on they ask the recording to end; held
- * (`hold`) or let through. */
+/* INT, TERM and HUP: from now on they ask the recording to end. */
 static void take_signals(void)
 {
     struct sigaction sa = {.sa_handler = ask_to_stop}; /* no SA_RESTART: the wait wakes */
@@ -47,6 +46,8 @@ static void take_signals(void)
     sigaction(SIGHUP, &sa, NULL);
 }
 
+/* Those three held (while a command is in the agent's hands: they act
+ * once it is done) or let through. */
 static void hold_signals(bool hold)
 {
     sigset_t set;
