@@ -185,6 +185,10 @@ int rperf_cmd_attach(int argc, char **argv)
         rperf_stop_all(&t, &o.rec, pid, session);
     rperf_show_agent_log(session);
     int status = rperf_write_output(&o.rec, session);
-    rperf_remove_tree(session);
+    /* gone at once (a rename), so that a `rperf detach` still looking
+     * finds the whole directory, marker and all, or none of it */
+    char gone[PATH_MAX + 16];
+    snprintf(gone, sizeof(gone), "%s.done", session);
+    rperf_remove_tree(rename(session, gone) == 0 ? gone : session);
     return status;
 }

@@ -22,9 +22,12 @@ int rperf_cmd_detach(int argc, char **argv)
     rperf_recording rec = RPERF_RECORDING_DEFAULTS;
     if (pid < 0 || rperf_locate(&t) != 0 || rperf_ask(&t, &rec, pid, 30, "stop", answer, sizeof(answer)) != 0)
         return 1;
+    /* An attach's session (its marker, or already gone: the attach saw the
+     * profile appear, wrote its output and removed its directory in one
+     * rename) is the attach's to write; a ctl start's is written here. */
     char *session = dirname(answer), marker[PATH_MAX + 16];
     snprintf(marker, sizeof(marker), "%s/.attach", session);
-    if (rperf_exists(marker)) {
+    if (rperf_exists(marker) || !rperf_exists(session)) {
         fprintf(stderr, "rperf: process %ld stopped; its rperf attach writes the profile\n", (long)pid);
         return 0;
     }
