@@ -3,6 +3,13 @@
 # both modes and both thread models; stat gives their share; and a program
 # using Ractors runs as it does without the agent, 50 times over.
 . "$(dirname "$0")/lib.sh"
+# Ruby 3.4.5 itself uses a Ractor's memory after freeing it as a process
+# with Ractors exits: with meson's MALLOC_PERTURB_ (freed memory filled with
+# a pattern) it dies there with "[BUG] pthread_mutex_lock: Invalid argument"
+# or glibc's mutex assertion, without the agent too (2 of 20 runs of
+# short.rb below, no agent; "Ruby thread count for this ractor: 2509608341",
+# 0x95959595). Not the agent's to test here: these runs go without it.
+unset MALLOC_PERTURB_
 
 # The Ractors' truth: the process's CPU time less the main thread's own
 # (a 1:1 thread: its clock is its own) and the agent's sampling thread's.
