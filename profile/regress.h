@@ -31,7 +31,7 @@
 #include "profile.h"
 
 #define RP_REGRESS_MIN_SHARE 0.01
-#define RP_REGRESS_MIN_SAMPLES 20
+#define RP_REGRESS_MIN_SAMPLES 50
 #define RP_REGRESS_ALPHA 0.05
 
 typedef struct rp_regress_side {
