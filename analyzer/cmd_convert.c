@@ -3,7 +3,8 @@
  *
  * Owns: the convert subcommand's options. FORMAT is --NAME or --format
  * NAME for any format of format.c; without one it follows the extension
- * of -o.
+ * of -o. --no-source keeps the program's source files out of the HTML
+ * page (html_sources.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -16,9 +17,12 @@
 /* getopt_long values of --NAME for each format: FORMAT_OPTION + index. */
 enum { FORMAT_OPTION = 0x2000 };
 
+enum { NO_SOURCE_OPTION = 0x1800 };
+
 static const struct option fixed_options[] = {
     {"format", required_argument, NULL, 'F'},
     {"output", required_argument, NULL, 'o'},
+    {"no-source", no_argument, NULL, NO_SOURCE_OPTION},
     RP_SHARED_OPTIONS,
     {NULL, 0, NULL, 0},
 };
@@ -57,6 +61,8 @@ static int run_convert(int argc, char **argv, rp_options *opts)
                                       optarg);
         } else if (c == 'o') {
             output = optarg;
+        } else if (c == NO_SOURCE_OPTION) {
+            opts->encode.no_source = true;
         } else {
             return rp_usage_error("convert: unknown option '%s'", argv[optind - 1]);
         }

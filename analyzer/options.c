@@ -73,7 +73,7 @@ int rp_options_parse(rp_options *o, int c, const char *arg)
     case RP_OPT_TOP:
         return rp_parse_count_option("--top", arg, &o->encode.top) == 0 ? 1 : -1;
     case RP_OPT_LINES:
-        o->lines = true;
+        o->lines = o->encode.lines = true;
         return 1;
     case RP_OPT_TAGFOCUS:
         return parse_tag_filter(o, "--tagfocus", arg, false);

@@ -159,6 +159,14 @@ bool rp_profile_has_memory(const rp_profile *p)
     return p->meta.alloc_rate > 0;
 }
 
+bool rp_profile_has_lines(const rp_profile *p)
+{
+    for (size_t f = 0; f < p->frame_count; f++)
+        if (p->frames[f].line > 0)
+            return true;
+    return false;
+}
+
 uint32_t rp_profile_string(rp_profile *p, const char *s, size_t len)
 {
     return rp_strtab_intern(&p->strings, s, len);

@@ -167,6 +167,8 @@ const rp_sample_table *rp_profile_table_const(const rp_profile *p, rp_measure m)
 void rp_profile_select(rp_profile *p, rp_measure m);
 /* Whether the profile was recorded with allocation sampling. */
 bool rp_profile_has_memory(const rp_profile *p);
+/* Whether some frame has its line (RPERF_LINES, and read keeping lines). */
+bool rp_profile_has_lines(const rp_profile *p);
 
 /* Interning helpers; each returns an id or RP_IDX_NONE when out of memory. */
 uint32_t rp_profile_string(rp_profile *p, const char *s, size_t len);

@@ -19,6 +19,8 @@
 typedef struct rp_encode_opts {
     int top;        /* rows per table of the text report; -1: every row */
     bool no_header; /* the text report without its Total/Samples lines */
+    bool lines;     /* the page shows a frame per line of code at first (--lines) */
+    bool no_source; /* the page without the program's source files (--no-source) */
 } rp_encode_opts;
 
 #define RP_ENCODE_OPTS_DEFAULT ((rp_encode_opts){.top = RP_REPORT_TOP_DEFAULT})

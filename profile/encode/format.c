@@ -34,7 +34,7 @@ const rp_format rp_formats[] = {
      .encode = rp_speedscope_write},
     {.name = "json", .extensions = {".json", ".json.gz", NULL}, .compression = RP_GZIP_IF_NAMED_GZ,
      .keeps_lines = true, .help = "one merged profile in the agent's format", .encode = encode_json},
-    {.name = "html", .extensions = {".html", ".htm", NULL}, .time_slots = true,
+    {.name = "html", .extensions = {".html", ".htm", NULL}, .time_slots = true, .keeps_lines = true,
      .help = "a self-contained flame-graph viewer page (offline)", .encode = rp_html_write},
 };
 const size_t rp_format_count = sizeof(rp_formats) / sizeof(rp_formats[0]);

@@ -36,6 +36,12 @@
  *   slots_origin_ns  the earliest start (Unix time: JavaScript's numbers
  *                are exact to 2^53 only). Each label set then has
  *                RP_SLOT_LABEL = the index of its file's slot.
+ *   lines_view   with a line-level profile (frames carry lines): whether
+ *                the page shows a frame per line at first (--lines) rather
+ *                than per method
+ *   sources      with a line-level profile, unless --no-source: per file
+ *                path its "lines", or the "error" that kept it out
+ *                (html_sources.h): the Source tab
  *
  * written with '<', '>' and '&' escaped so nothing in it ends the
  * <script> element it sits in.
@@ -51,6 +57,7 @@
 #include "../../common/numfmt.h"
 #include "calltree.h"
 #include "html_sections.h"
+#include "html_sources.h"
 #include "../viewer/viewer_assets.h"
 #include "../../common/vec.h"
 
@@ -61,6 +68,7 @@ typedef struct page_writer {
      * base's total at the same path (-1: none). NULL otherwise. */
     int64_t *base_ns;
     int64_t base_total;
+    rp_encode_opts opts;
 } page_writer;
 
 static void write_frames(rp_json *j, const rp_profile *p)
@@ -212,7 +220,7 @@ static int write_other_measures(rp_json *j, const rp_profile *p)
         rp_profile view = *p; /* shares every table; only read */
         view.samples = *rp_profile_table_const(p, (rp_measure)m);
         view.measure = (rp_measure)m;
-        page_writer w = {.page = {.p = &view, .top_rows = RP_HTML_TOP_ROWS}};
+        page_writer w = {.page = {.p = &view}};
         rc = -1;
         if (rp_flatcum_compute(&view, &w.page.fc) != 0)
             break;
@@ -346,6 +354,12 @@ static int write_data(rp_out *out, const page_writer *w)
         rc = write_requests(&j, p);
     write_slots(&j, p);
     write_diff(&j, w);
+    if (rc == 0 && rp_profile_has_lines(p)) {
+        rp_json_key(&j, "lines_view");
+        rp_json_bool(&j, w->opts.lines);
+        if (!w->opts.no_source && !w->base_ns)
+            rc = rp_html_write_sources(&j, p);
+    }
     rp_json_end_object(&j);
     return rc;
 }
@@ -378,25 +392,25 @@ static int write_style(rp_out *out, const page_writer *w)
     return 0;
 }
 
+/* The views first: viewer.js sets them up. */
 static int write_script(rp_out *out, const page_writer *w)
 {
     (void)w;
+    rp_out_write(out, rp_viewer_sandwich_js, rp_viewer_sandwich_js_len);
+    rp_out_write(out, rp_viewer_source_js, rp_viewer_source_js_len);
+    rp_out_write(out, rp_viewer_threads_js, rp_viewer_threads_js_len);
     rp_out_write(out, rp_viewer_js, rp_viewer_js_len);
     return 0;
 }
 
 static int write_summary(rp_out *out, const page_writer *w) { return rp_html_summary(out, &w->page); }
-static int write_top_caption(rp_out *out, const page_writer *w) { return rp_html_top_caption(out, &w->page); }
-static int write_top(rp_out *out, const page_writer *w) { return rp_html_top_rows(out, &w->page); }
-static int write_tags(rp_out *out, const page_writer *w) { return rp_html_tags(out, &w->page); }
 
 static const struct marker {
     const char *name;
     int (*write)(rp_out *out, const page_writer *w);
 } markers[] = {
-    {"title", write_title},     {"style", write_style}, {"summary", write_summary},
-    {"folded", write_folded_note}, {"top-caption", write_top_caption}, {"top", write_top},
-    {"tags", write_tags},       {"data", write_data},   {"script", write_script},
+    {"title", write_title},   {"style", write_style}, {"summary", write_summary},
+    {"folded", write_folded_note}, {"data", write_data}, {"script", write_script},
 };
 
 #define MARKER_OPEN "<!--rperf:"
@@ -452,9 +466,9 @@ static int match_base(page_writer *w, const rp_profile *base)
 }
 
 /* The page of `p`, compared with `base` when it is not NULL. */
-static int write_html(const rp_profile *p, const rp_profile *base, rp_out *out)
+static int write_html(const rp_profile *p, const rp_profile *base, rp_out *out, const rp_encode_opts *opts)
 {
-    page_writer w = {.page = {.p = p, .top_rows = RP_HTML_TOP_ROWS}};
+    page_writer w = {.page = {.p = p}, .opts = *opts};
     if (rp_flatcum_compute(p, &w.page.fc) != 0)
         return -1;
     int rc = -1;
@@ -473,11 +487,10 @@ static int write_html(const rp_profile *p, const rp_profile *base, rp_out *out)
 
 int rp_html_write(const rp_profile *p, rp_out *out, const rp_encode_opts *opts)
 {
-    (void)opts; /* the page shows everything; it filters by itself */
-    return write_html(p, NULL, out);
+    return write_html(p, NULL, out, opts); /* the page shows everything; it filters by itself */
 }
 
 int rp_html_write_diff(const rp_profile *base, const rp_profile *target, rp_out *out)
 {
-    return write_html(target, base, out);
+    return write_html(target, base, out, &RP_ENCODE_OPTS_DEFAULT);
 }

@@ -2,11 +2,12 @@
  * profile/encode/html.h — the HTML viewer (rperf-analyze convert --html).
  *
  * Owns: the "html" format: one self-contained page (profile/viewer/: the
- * page, its style and script, embedded at build time) with the profile's
- * summary, top methods and tags written as HTML, and the merged call tree
- * (calltree.h) as data the page's flame graph, filters and tables read;
- * and its differential form, which also carries a base profile's totals
- * per call path.
+ * page, its style and scripts, embedded at build time) with the profile's
+ * summary written as HTML, and the merged call tree (calltree.h) as data
+ * from which the page's script computes everything else — flame graph,
+ * Top and Tags tables, Sandwich, Source (with the program's sources,
+ * html_sources.h) and Threads — under its filters; and its differential
+ * form, which also carries a base profile's totals per call path.
  * The page makes no network request of any kind.
  */
 #ifndef RPERF_PROFILE_HTML_H
@@ -24,10 +25,6 @@
  * page stays a few megabytes and draws in well under a second however
  * many distinct stacks a session has. */
 #define RP_HTML_MAX_NODES 200000
-
-/* Rows of the top table written into the page (the page re-sorts and
- * re-filters from its data). */
-#define RP_HTML_TOP_ROWS 100
 
 /* Slow requests listed on the Requests tab, slowest first. */
 #define RP_HTML_SLOW_ROWS 200

@@ -29,18 +29,35 @@
   // --- frames --------------------------------------------------------------
   const KIND = { ruby: 0, cfunc: 1, state: 2, label: 3, other: 4, root: 5 };
   const STATE_KEYS = new Set(['%GVL', '%GC']);
-  const frameName = [], framePath = [], frameKind = [];
+  // frameName says the line too ("Object#work:12") when the profile has
+  // lines; frameLabel is the method's name alone.
+  const frameName = [], frameLabel = [], framePath = [], frameKind = [], frameLine = [];
   for (let i = 0; i < data.frames.length; i += 3) {
     const label = data.frames[i], path = data.frames[i + 1], line = data.frames[i + 2];
+    frameLine.push(label < 0 ? 0 : line);
     if (label < 0) {
-      frameName.push('(other)'); framePath.push(''); frameKind.push(KIND.other);
+      frameName.push('(other)'); frameLabel.push('(other)'); framePath.push(''); frameKind.push(KIND.other);
       continue;
     }
     frameName.push(line ? `${str(label)}:${line}` : str(label));
+    frameLabel.push(str(label));
     framePath.push(str(path));
     frameKind.push(str(path) === '<C method>' ? KIND.cfunc : KIND.ruby);
   }
   const BASE_FRAMES = frameName.length;
+  // A line-level profile (RPERF_LINES) has a frame per line of a method:
+  // methodOf maps each to its method's first frame, which stands for the
+  // method wherever the page shows methods rather than lines.
+  const methodOf = new Int32Array(BASE_FRAMES);
+  const hasLines = frameLine.some((l) => l > 0);
+  {
+    const firstOf = new Map();
+    for (let f = 0; f < BASE_FRAMES; f++) {
+      const key = `${data.frames[3 * f]}:${data.frames[3 * f + 1]}`;
+      if (!firstOf.has(key)) firstOf.set(key, f);
+      methodOf[f] = frameLabel[f] === '(other)' ? f : firstOf.get(key);
+    }
+  }
   const ROOT_FRAME = -1;
   const labelFrames = new Map();
   function labelFrame(key, value) {
@@ -48,13 +65,18 @@
     let f = labelFrames.get(name);
     if (f === undefined) {
       f = frameName.length;
-      frameName.push(name); framePath.push('');
+      frameName.push(name); frameLabel.push(name); framePath.push(''); frameLine.push(0);
       frameKind.push(STATE_KEYS.has(key) ? KIND.state : KIND.label);
       labelFrames.set(name, f);
     }
     return f;
   }
-  const nameOf = (f) => (f === ROOT_FRAME ? 'all' : frameName[f]);
+  const nameOf = (f) => (f === ROOT_FRAME ? 'all' : state.lines ? frameName[f] : frameLabel[f]);
+  // The frame a view shows for an embedded one: its method's, unless lines
+  // are asked for.
+  const viewFrame = (f) => (f >= 0 && f < BASE_FRAMES && !state.lines ? methodOf[f] : f);
+  // Whether several embedded frames fold into one shown (lines to methods).
+  const merging = () => hasLines && !state.lines;
 
   // --- label sets, processes, threads ------------------------------------------
   const rootPid = String(data.root_pid);
@@ -114,6 +136,9 @@
     search: null, focusFrame: -1, tagfocus: [], tagignore: [], tagroot: [], tagleaf: [],
     process: '', thread: '', hideIdle: false, flame: false, zoomPath: [], sort: 'self',
     range: null, // { from, to } in ns: the time strip's selection
+    lines: !!data.lines_view, // a frame per line of code (line-level profiles)
+    inverted: false, // the tree bottom-up: leaves as roots
+    method: -1, // the method the Sandwich and Source tabs show (a frame of methodOf)
   };
 
   function escapeRegex(s) { return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); }
@@ -149,7 +174,7 @@
     if (state.focusFrame < 0) return null;
     const has = new Uint8Array(nodeCount);
     for (let n = 1; n < nodeCount; n++)
-      has[n] = has[nodeParent[n]] || nodeFrame[n] === state.focusFrame ? 1 : 0;
+      has[n] = has[nodeParent[n]] || viewFrame(nodeFrame[n]) === state.focusFrame ? 1 : 0;
     return has;
   }
 
@@ -177,6 +202,28 @@
   // --- the tree shown --------------------------------------------------------------------
   let shown = null; // { frame, parent, depth, self, total, children }
 
+  // Per (label set, thread), cached: the label frames above a sample's
+  // stack (tagroot, outermost first) and below it (tagleaf).
+  function slicer() {
+    const slices = new Map();
+    return (set, seq) => {
+      const key = set * 4294967296 + seq;
+      let sl = slices.get(key);
+      if (sl) return sl;
+      const rootFrames = [], leafFrames = [];
+      for (const k of state.tagroot) {
+        const v = labelValue(set, seq, k);
+        rootFrames.push(labelFrame(k, v === undefined ? '(not set)' : v));
+      }
+      for (const k of state.tagleaf) {
+        const v = labelValue(set, seq, k);
+        if (v !== undefined) leafFrames.push(labelFrame(k, v));
+      }
+      slices.set(key, (sl = { rootFrames, leafFrames }));
+      return sl;
+    };
+  }
+
   // Label frames (tagroot, tagleaf) are found among a node's children
   // through `labelChild`; embedded nodes map one to one onto shown nodes
   // under each tagroot group, through an Int32Array per group (a Map past
@@ -189,14 +236,18 @@
       frame.push(f); parent.push(p); depth.push(depth[p] + 1); self.push(0); origin.push(from);
       return frame.length - 1;
     }
-    const labelChild = new Map(); // label frame -> parent -> child (small-integer keys)
-    function labelChildOf(p, f) {
+    const labelChild = new Map(); // frame -> parent -> child (small-integer keys)
+    function labelChildOf(p, f, from = -1) {
       let byParent = labelChild.get(f);
       if (!byParent) labelChild.set(f, (byParent = new Map()));
       let c = byParent.get(p);
-      if (c === undefined) byParent.set(p, (c = add(p, f)));
+      if (c === undefined) byParent.set(p, (c = add(p, f, from)));
       return c;
     }
+    // With lines folded into methods several embedded nodes are one shown
+    // node: a child is found by its frame, as label frames are.
+    const fold = merging();
+    const methodChild = (p, n) => (fold ? labelChildOf(p, methodOf[nodeFrame[n]]) : add(p, nodeFrame[n], n));
     const groups = new Map(); // tagroot group's node -> base node -> shown node
     function mapOf(top) {
       let m = groups.get(top);
@@ -218,35 +269,36 @@
         n = nodeParent[n];
       }
       for (let i = chain.length - 1; i >= 0; i--) {
-        at = add(at, nodeFrame[chain[i]], chain[i]);
+        at = methodChild(at, chain[i]);
         if (dense) m[chain[i]] = at; else m.set(chain[i], at);
       }
       return at;
     }
-    // Per (label set, thread): the tagroot group's node and the tagleaf frames.
-    const slices = new Map();
-    function sliceOf(set, seq) {
-      const key = set * 4294967296 + seq;
-      let sl = slices.get(key);
-      if (sl) return sl;
-      let top = 0;
-      for (const k of state.tagroot) {
-        const v = labelValue(set, seq, k);
-        top = labelChildOf(top, labelFrame(k, v === undefined ? '(not set)' : v));
+    const slice = slicer();
+    if (state.inverted) {
+      // Bottom-up: each path from its leaf frame to its root frame.
+      for (const i of passing) {
+        const sl = slice(leaves[4 * i + 2], leaves[4 * i + 1]);
+        let at = 0;
+        for (let k = sl.leafFrames.length - 1; k >= 0; k--) at = labelChildOf(at, sl.leafFrames[k]);
+        for (let n = leaves[4 * i]; n > 0; n = nodeParent[n]) at = labelChildOf(at, viewFrame(nodeFrame[n]));
+        for (let k = sl.rootFrames.length - 1; k >= 0; k--) at = labelChildOf(at, sl.rootFrames[k]);
+        self[at] += leaves[4 * i + 3];
       }
-      const leafFrames = [];
-      for (const k of state.tagleaf) {
-        const v = labelValue(set, seq, k);
-        if (v !== undefined) leafFrames.push(labelFrame(k, v));
+    } else {
+      const tops = new Map();
+      for (const i of passing) {
+        const sl = slice(leaves[4 * i + 2], leaves[4 * i + 1]);
+        let top = tops.get(sl);
+        if (top === undefined) {
+          top = 0;
+          for (const f of sl.rootFrames) top = labelChildOf(top, f);
+          tops.set(sl, top);
+        }
+        let at = shownNode(top, leaves[4 * i]);
+        for (const f of sl.leafFrames) at = labelChildOf(at, f);
+        self[at] += leaves[4 * i + 3];
       }
-      slices.set(key, (sl = { top, leafFrames }));
-      return sl;
-    }
-    for (const i of passing) {
-      const sl = sliceOf(leaves[4 * i + 2], leaves[4 * i + 1]);
-      let at = shownNode(sl.top, leaves[4 * i]);
-      for (const f of sl.leafFrames) at = labelChildOf(at, f);
-      self[at] += leaves[4 * i + 3];
     }
     const count = frame.length;
     const total = Float64Array.from(self);
@@ -275,22 +327,25 @@
     return { self, total };
   }
 
-  function frameWeights(passing) {
-    if (data.frame_self_ns && passing.length === leafCount) return exactFrameWeights();
+  // `keyOf` (frame -> key below keyCount; viewFrame by default) says what
+  // is weighed: methods, lines of code.
+  function frameWeights(passing, keyOf = viewFrame, keyCount = BASE_FRAMES) {
+    if (data.frame_self_ns && passing.length === leafCount && keyOf === viewFrame && !merging())
+      return exactFrameWeights();
     const selfAt = new Float64Array(nodeCount);
     for (const i of passing) selfAt[leaves[4 * i]] += leaves[4 * i + 3];
     const totalAt = Float64Array.from(selfAt);
     for (let n = nodeCount - 1; n > 0; n--) totalAt[nodeParent[n]] += totalAt[n];
-    const self = new Float64Array(BASE_FRAMES), total = new Float64Array(BASE_FRAMES);
-    // A node adds to its frame's total unless an ancestor has the same frame.
-    const onPath = new Int32Array(BASE_FRAMES);
+    const self = new Float64Array(keyCount), total = new Float64Array(keyCount);
+    // A node adds to its key's total unless an ancestor has the same key.
+    const onPath = new Int32Array(keyCount);
     const kids = baseChildren();
     const stack = [0];
     while (stack.length) {
       const n = stack.pop();
-      if (n < 0) { onPath[nodeFrame[~n]]--; continue; }
-      if (n > 0) {
-        const f = nodeFrame[n];
+      if (n < 0) { onPath[keyOf(nodeFrame[~n])]--; continue; }
+      const f = n > 0 ? keyOf(nodeFrame[n]) : -1; // -1: no key (weighed as nothing)
+      if (f >= 0) {
         self[f] += selfAt[n];
         if (onPath[f] === 0) total[f] += totalAt[n];
         onPath[f]++;
@@ -363,7 +418,7 @@
 
   function colorOf(f) {
     if (f === ROOT_FRAME) return '#c8c8c8';
-    const kind = frameKind[f], h = hashOf(frameName[f]);
+    const kind = frameKind[f], h = hashOf(frameLabel[f]);
     switch (kind) {
       case KIND.cfunc: return `hsl(${195 + 25 * h},55%,${62 + 10 * h}%)`;
       case KIND.state: return `hsl(${265 + 20 * h},35%,${68 + 8 * h}%)`;
@@ -505,7 +560,8 @@
       `<table><tr><th>total</th><td>${val(shown.total[n])}</td><td>${pct(shown.total[n], all)} of all</td>` +
       `<td>${pct(shown.total[n], par)} of parent</td></tr>` +
       `<tr><th>self</th><td>${val(shown.self[n])}</td><td>${pct(shown.self[n], all)} of all</td><td></td></tr>` +
-      (diff ? diffTooltipRow(n) : '') + '</table>';
+      (diff ? diffTooltipRow(n) : '') + '</table>' +
+      (f >= 0 && f < BASE_FRAMES && frameKind[f] !== KIND.other ? '<div class="hint">click: zoom · right-click: callers and callees</div>' : '');
     tip.hidden = false;
     const box = canvas.parentElement.getBoundingClientRect();
     let left = ev.clientX - box.left + 14, top = ev.clientY - box.top + 14;
@@ -526,6 +582,16 @@
     const r = canvas.getBoundingClientRect();
     const b = boxAt(ev.clientX - r.left, ev.clientY - r.top);
     if (b) zoomTo(b.node === zoomNode && b.node !== 0 ? shown.parent[b.node] : b.node);
+  });
+  // A right-click on a method's box shows its callers and callees.
+  canvas.addEventListener('contextmenu', (ev) => {
+    const r = canvas.getBoundingClientRect();
+    const b = boxAt(ev.clientX - r.left, ev.clientY - r.top);
+    const f = b ? shown.frame[b.node] : -1;
+    if (f < 0 || f >= BASE_FRAMES || frameKind[f] === KIND.other) return;
+    ev.preventDefault();
+    $('tooltip').hidden = true;
+    chooseMethod(f, 'sandwich');
   });
 
   // --- search --------------------------------------------------------------------------------
@@ -558,14 +624,15 @@
     const by = {
       self: (a, b) => self[b] - self[a] || total[b] - total[a],
       total: (a, b) => total[b] - total[a] || self[b] - self[a],
-      name: (a, b) => frameName[a].localeCompare(frameName[b]),
-      path: (a, b) => framePath[a].localeCompare(framePath[b]) || frameName[a].localeCompare(frameName[b]),
+      name: (a, b) => nameOf(a).localeCompare(nameOf(b)),
+      path: (a, b) => framePath[a].localeCompare(framePath[b]) || nameOf(a).localeCompare(nameOf(b)),
     }[state.sort];
     rows.sort(by);
     const html = rows.slice(0, TOP_ROWS).map((f) =>
       `<tr data-frame="${f}"><td class="num">${num(self[f])}</td><td class="num">${pct(self[f], shownTotal)}</td>` +
       `<td class="num">${num(total[f])}</td><td class="num">${pct(total[f], shownTotal)}</td>` +
-      `<td class="name">${escapeHtml(frameName[f])}</td><td class="path">${escapeHtml(framePath[f])}</td></tr>`);
+      `<td class="name">${escapeHtml(nameOf(f))}</td><td class="path">${escapeHtml(framePath[f])}</td>` +
+      `<td>${frameKind[f] === KIND.other ? '' : '<button type="button" class="to-sandwich" title="this method\'s callers and callees">callers/callees</button>'}</td></tr>`);
     $('top-body').innerHTML = html.join('\n');
     const sortName = { self: 'self time', total: 'total time', name: 'name', path: 'file' }[state.sort];
     $('top-caption').textContent = `Top ${Math.min(rows.length, TOP_ROWS)} of ${rows.length.toLocaleString('en-US')} methods by ${sortName}` +
@@ -606,10 +673,37 @@
   }
 
   // --- the time strip ----------------------------------------------------------------------------
-  // Each slot (a file: a part, or a whole process) is a stretch of time
-  // with the weight of its samples, spread evenly over it: finer the
-  // profile cannot say. A selection keeps the slots that overlap it, as
-  // rperf-analyze --since/--until keep parts.
+  // Each slot (a file: a part, or a whole process) is a stretch of time;
+  // each thread's time in it is spread evenly over where layBack lays it,
+  // its objects (allocation measures) over the slot: finer the profile
+  // cannot say. A selection keeps the slots that
+  // overlap it, as rperf-analyze --since/--until keep parts.
+  // A thread's time recorded per part, laid along the run. The agent
+  // records a wait or a block when it ends, in the part where it ended: a
+  // sleep through three parts is all in the third, and reaches back over
+  // the other two. So each part's pieces (lengths in ns, earliest first:
+  // pieces(s)) are laid back from the part's end, or from where the later
+  // part's pieces began when that is earlier, and not before the run's
+  // start; put(s, i, from, to) gets each piece's stretch.
+  const slotStart = (s) => data.slots[2 * s], slotEnd = (s) => data.slots[2 * s] + data.slots[2 * s + 1];
+  const slotsBack = [...Array((data.slots || []).length / 2).keys()].sort((a, b) => slotStart(b) - slotStart(a) || b - a);
+  const runStart = slotsBack.length ? Math.min(...slotsBack.map(slotStart)) : 0;
+  function layBack(pieces, put) {
+    let limit = Infinity;
+    for (const s of slotsBack) {
+      const ps = pieces(s);
+      if (!ps.some((ns) => ns > 0)) continue;
+      let at = Math.min(slotEnd(s), limit);
+      for (let i = ps.length - 1; i >= 0; i--) {
+        if (ps[i] <= 0) continue;
+        const from = Math.max(runStart, at - ps[i]);
+        put(s, i, from, at);
+        at = from;
+      }
+      limit = at;
+    }
+  }
+
   const strip = (function () {
     const slots = data.slots || [];
     const count = slots.length / 2;
@@ -624,7 +718,7 @@
     const span = Math.max(t1 - t0, 1);
     const cv = $('strip'), sctx = cv.getContext('2d');
     const HEIGHT = 56, COL = 3; // CSS pixels
-    let weights = new Float64Array(count), columns = [], drag = null;
+    let weights = [], columns = [], drag = null;
 
     const overlaps = (s, r) => start(s) < r.to && end(s) > r.from ||
       (r.from === r.to && start(s) <= r.from && end(s) > r.from);
@@ -642,22 +736,34 @@
     const clock = (ns) => new Date(data.slots_origin_ns / 1e6 + ns / 1e6).toLocaleTimeString('en-GB', { hour12: false });
     const secs = (ns) => (ns >= 60e9 ? `${(ns / 60e9).toFixed(1)} min` : `${(ns / 1e9).toFixed(1)} s`);
 
-    function draw(leafIdx) {
-      if (leafIdx) {
-        weights = new Float64Array(count);
-        for (const i of leafIdx) {
-          const s = setSlot[leaves[4 * i + 2]];
-          if (s >= 0) weights[s] += leaves[4 * i + 3];
-        }
+    // Each thread's time, laid back along the run (layBack), as stretches.
+    function stretchesOf(leafIdx) {
+      const byThread = new Map();
+      for (const i of leafIdx) {
+        const set = leaves[4 * i + 2], s = setSlot[set], t = threadKey(set, leaves[4 * i + 1]);
+        if (s < 0) continue;
+        let w = byThread.get(t);
+        if (!w) byThread.set(t, (w = new Float64Array(count)));
+        w[s] += leaves[4 * i + 3];
       }
+      const out = [];
+      for (const w of byThread.values()) {
+        if (UNIT === 'ms') layBack((s) => [w[s]], (s, i, from, to) => out.push({ ns: w[s], from, to }));
+        else for (let s = 0; s < count; s++) if (w[s] > 0) out.push({ ns: w[s], from: start(s), to: end(s) }); // objects: no time to lay
+      }
+      return out;
+    }
+
+    function draw(leafIdx) {
+      if (leafIdx) weights = stretchesOf(leafIdx);
       const width = cv.parentElement.clientWidth;
       const n = Math.max(1, Math.floor(width / COL));
       const ns = new Float64Array(n);
-      for (let s = 0; s < count; s++) {
-        const a = ((start(s) - t0) / span) * n, b = ((end(s) - t0) / span) * n;
-        if (b - a < 1e-9) { ns[Math.min(n - 1, Math.floor(a))] += weights[s]; continue; }
+      for (const g of weights) {
+        const a = ((g.from - t0) / span) * n, b = ((g.to - t0) / span) * n;
+        if (b - a < 1e-9) { ns[Math.min(n - 1, Math.floor(a))] += g.ns; continue; }
         for (let c = Math.floor(a); c < Math.min(n, Math.ceil(b)); c++)
-          ns[c] += (weights[s] * (Math.min(b, c + 1) - Math.max(a, c))) / (b - a);
+          ns[c] += (g.ns * (Math.min(b, c + 1) - Math.max(a, c))) / (b - a);
       }
       const most = Math.max(...ns, 1);
       prepareCanvas(cv, sctx, width, HEIGHT);
@@ -768,7 +874,7 @@
       const chip = document.createElement('button');
       chip.type = 'button';
       chip.className = 'chip';
-      chip.textContent = `focus: ${frameName[state.focusFrame]} ✕`;
+      chip.textContent = `focus: ${nameOf(state.focusFrame)} ✕`;
       chip.title = 'only stacks through this method; click to clear';
       chip.addEventListener('click', () => { state.focusFrame = -1; update(); });
       st.append(' ', chip);
@@ -776,21 +882,29 @@
   }
 
   // --- everything, after any change -------------------------------------------------------------
-  let lastPassing = [];
+  // The tabs drawn from the samples that pass, by name: each is drawn when
+  // shown, and again when shown after a change.
+  const panels = new Map([
+    ['top', (passing) => renderTop(passing, shown.total[0])],
+    ['tags', (passing) => renderTags(passing, shown.total[0])],
+  ]);
+  const stalePanels = new Set();
+  let lastPassing = [], lastUntimed = [];
   function update() {
     const untimed = passingLeaves();
     const passing = strip.select(untimed);
     strip.draw(untimed);
     lastPassing = passing;
+    lastUntimed = untimed;
     shown = buildShown(passing);
     zoomNode = resolveZoom();
     renderStatus(shown.total[0]);
     applySearch();
     draw();
-    if (!$('panel-top').hidden) renderTop(passing, shown.total[0]); else topStale = true;
-    if (!$('panel-tags').hidden) renderTags(passing, shown.total[0]); else tagsStale = true;
+    for (const [name, render] of panels) {
+      if (!$('panel-' + name).hidden) render(passing); else stalePanels.add(name);
+    }
   }
-  let topStale = false, tagsStale = false;
 
   function showError(message) {
     const e = $('error');
@@ -815,6 +929,12 @@
     state.thread = $('thread').value;
     state.hideIdle = $('hide-idle').checked;
     state.flame = $('flame-order').checked;
+    const lines = hasLines && $('by-line').checked, inverted = $('inverted').checked;
+    if (lines !== state.lines || inverted !== state.inverted) state.zoomPath = []; // other frames, other tree
+    if (lines !== state.lines && state.focusFrame >= 0 && state.focusFrame < BASE_FRAMES)
+      state.focusFrame = methodOf[state.focusFrame];
+    state.lines = lines;
+    state.inverted = inverted;
     return true;
   }
 
@@ -829,7 +949,8 @@
   }
   for (const id of ['search', 'tagfocus', 'tagignore', 'tagroot', 'tagleaf'])
     $(id).addEventListener('input', onControl);
-  for (const id of ['process', 'thread', 'hide-idle', 'flame-order']) $(id).addEventListener('change', onControl);
+  for (const id of ['process', 'thread', 'hide-idle', 'flame-order', 'by-line', 'inverted'])
+    $(id).addEventListener('change', onControl);
   $('controls').addEventListener('submit', (ev) => { ev.preventDefault(); onControl(); });
   $('reset').addEventListener('click', () => {
     for (const id of ['search', 'tagfocus', 'tagignore', 'tagroot']) $(id).value = '';
@@ -838,6 +959,8 @@
     $('thread').value = '';
     $('hide-idle').checked = false;
     $('flame-order').checked = false;
+    $('by-line').checked = !!data.lines_view;
+    $('inverted').checked = false;
     state.focusFrame = -1;
     state.zoomPath = [];
     state.range = null;
@@ -845,16 +968,16 @@
   });
 
   // --- tabs -------------------------------------------------------------------------------------------
+  const TABS = ['flame', 'top', 'tags', 'sandwich', 'source', 'threads', 'requests'];
   function selectTab(name) {
-    for (const t of ['flame', 'top', 'tags', 'requests']) {
+    for (const t of TABS) {
       $('tab-' + t).setAttribute('aria-selected', String(t === name));
       $('panel-' + t).hidden = t !== name;
     }
-    if (name === 'top' && topStale) { renderTop(lastPassing, shown.total[0]); topStale = false; }
-    if (name === 'tags' && tagsStale) { renderTags(lastPassing, shown.total[0]); tagsStale = false; }
+    if (stalePanels.has(name)) { stalePanels.delete(name); panels.get(name)(lastPassing); }
     if (name === 'flame') draw();
   }
-  for (const t of ['flame', 'top', 'tags', 'requests']) $('tab-' + t).addEventListener('click', () => selectTab(t));
+  for (const t of TABS) $('tab-' + t).addEventListener('click', () => selectTab(t));
 
   // --- requests and jobs (the Requests tab) -----------------------------------------------
   // A click on a slow request, or on a latency bucket, focuses the flame
@@ -936,12 +1059,8 @@
   $('top-body').addEventListener('click', (ev) => {
     const tr = ev.target.closest('tr[data-frame]');
     if (!tr) return;
-    state.focusFrame = Number(tr.dataset.frame);
-    state.zoomPath = [];
-    $('search').value = '^' + escapeRegex(frameName[state.focusFrame]) + '$';
-    readControls();
-    update();
-    selectTab('flame');
+    if (ev.target.closest('button.to-sandwich')) chooseMethod(Number(tr.dataset.frame), 'sandwich');
+    else focusMethod(Number(tr.dataset.frame));
   });
   $('tags-body').addEventListener('click', (ev) => {
     const tr = ev.target.closest('tr[data-value]');
@@ -1001,6 +1120,16 @@
     unit: UNIT,
     zoomedName: () => nameOf(shown.frame[zoomNode]),
     strip: () => strip.describe(),
+    sandwich: () => views.sandwich.describe(),
+    source: () => views.source.describe(),
+    threads: () => views.threads.describe(),
+    // The method a name designates (as the Sandwich tab's box finds it),
+    // shown in `tab` ('sandwich' or 'source').
+    choose(name, tab) {
+      const got = views.sandwich.find(name);
+      if (got.method === undefined) throw new Error(got.error);
+      chooseMethod(got.method, tab);
+    },
   };
 
   // A differential page compares whole profiles: label frames and filters
@@ -1008,7 +1137,7 @@
   function setUpDiff() {
     if (!diff) return;
     $('tagleaf').value = '';
-    for (const id of ['tagfocus', 'tagignore', 'tagroot', 'tagleaf', 'process', 'thread', 'hide-idle']) {
+    for (const id of ['tagfocus', 'tagignore', 'tagroot', 'tagleaf', 'process', 'thread', 'hide-idle', 'inverted']) {
       $(id).disabled = true;
       $(id).title = 'not on a differential page';
     }
@@ -1038,10 +1167,53 @@
     });
   }
 
+  // --- the views in files of their own (view_*.js) ---------------------------------------
+  // What viewer.js lends them: the data and its tables, the samples the
+  // filters keep, the formats, and the few actions a view may take.
+  const viewContext = {
+    data, $, state, KIND, BASE_FRAMES, hasLines,
+    frameName, frameLabel, framePath, frameKind, frameLine, methodOf, viewFrame, nameOf,
+    nodeCount, nodeParent, nodeFrame, leaves, leafCount, setLabels, setSlot, setProcess, threadKey,
+    num, val, pct, escapeHtml, prepareCanvas, frameWeights,
+    shownTotal: () => shown.total[0],
+    untimed: () => lastUntimed, // the leaves every filter but the time range keeps
+    layBack,
+    chooseMethod, focusMethod, narrow,
+  };
+  // Shows the Sandwich or Source tab of method `f` (any frame of it).
+  function chooseMethod(f, tab) {
+    state.method = f < BASE_FRAMES ? methodOf[f] : f;
+    stalePanels.add('sandwich');
+    stalePanels.add('source');
+    selectTab(tab);
+  }
+  // The flame graph of the stacks through method `f`.
+  function focusMethod(f) {
+    state.focusFrame = viewFrame(f);
+    state.zoomPath = [];
+    $('search').value = '^' + escapeRegex(nameOf(state.focusFrame)) + '$';
+    readControls();
+    update();
+    selectTab('flame');
+  }
+  // Every view narrowed to a stretch of time, and to a process or thread.
+  function narrow(range, process, thread) {
+    state.range = range;
+    $('process').value = process;
+    $('thread').value = thread;
+    readControls();
+    update();
+  }
+  const views = { sandwich: rperfSandwichView(viewContext), source: rperfSourceView(viewContext),
+    threads: rperfThreadsView(viewContext) };
+  for (const [name, view] of Object.entries(views)) panels.set(name, view.render);
+
   setUpMeasures();
   setUpRequests();
   fillChoices();
   $('idle-box').hidden = idleThreads.size === 0;
+  $('lines-box').hidden = !hasLines;
+  $('by-line').checked = state.lines;
   setUpDiff();
   readControls();
   update();

@@ -420,15 +420,10 @@ static void test_html_page(void **state)
     assert_non_null(strstr(page, "<dt>Processes</dt><dd>2</dd>"));
     assert_non_null(strstr(page, "<dt>Threads</dt><dd>2</dd>"));
     assert_non_null(strstr(page, "GVL blocked (I/O, sleep)</td><td class=\"num\">1.0 ms</td><td class=\"num\">16.7%</td>"));
-    /* top table, heaviest self first, as text */
-    char *top = between(page, "<tbody id=\"top-body\">", "</tbody>");
-    assert_non_null(top);
-    const char *first = strstr(top, "<tr"), *escaped = strstr(top, "&lt;/script&gt;&lt;img src=x&gt;");
-    assert_non_null(escaped);
-    assert_true(first < escaped && escaped < strstr(top, "Child#work"));
-    /* tags: the child's pid and the root's */
-    assert_non_null(strstr(page, "<tr data-value=\"4242\"><td>4242</td><td class=\"num\">4.0</td>"));
-    assert_non_null(strstr(page, "<tr data-value=\"4343\"><td>4343</td><td class=\"num\">2.0</td>"));
+    /* The Top and Tags tables are the script's to compute (one source for
+     * each number): the page carries none written. */
+    assert_non_null(strstr(page, "<tbody id=\"top-body\"></tbody>"));
+    assert_non_null(strstr(page, "<div id=\"tags-body\"></div>"));
 
     char *doc = between(page, "<script type=\"application/json\" id=\"rperf-data\">", "</script>");
     assert_non_null(doc);
@@ -457,16 +452,15 @@ static void test_html_page(void **state)
                         "4343");
     json_decref(data);
     free(doc);
-    free(top);
     free(page);
     rp_profile_free(&p);
 }
 
-/* The page of `p` and its data document (callers free both). */
-static json_t *html_data(rp_profile *p, char **page)
+/* The page of `p` written with `o` and its data document (callers free
+ * both). */
+static json_t *html_data_with(rp_profile *p, char **page, const rp_encode_opts *o)
 {
-    rp_encode_opts o = default_options;
-    CAPTURE_OUTPUT(*page, out, assert_int_equal(rp_html_write(p, out, &o), 0));
+    CAPTURE_OUTPUT(*page, out, assert_int_equal(rp_html_write(p, out, o), 0));
     char *doc = between(*page, "<script type=\"application/json\" id=\"rperf-data\">", "</script>");
     assert_non_null(doc);
     json_error_t err;
@@ -474,6 +468,12 @@ static json_t *html_data(rp_profile *p, char **page)
     free(doc);
     assert_non_null(data);
     return data;
+}
+
+static json_t *html_data(rp_profile *p, char **page)
+{
+    rp_encode_opts o = default_options;
+    return html_data_with(p, page, &o);
 }
 
 /* Parts (RPERF_INTERVAL) give the page its time strip: each file's slot,
@@ -504,12 +504,72 @@ static void test_html_time_slots(void **state)
     const int64_t want[] = {0, 1000000000, 1000000000, 999000000};
     for (size_t i = 0; i < 4; i++)
         assert_int_equal(json_integer_value(json_array_get(got, i)), want[i]);
-    assert_null(strstr(page, "data-key=\"%slot\""));
-    assert_non_null(strstr(page, "data-key=\"thread_seq\""));
     json_decref(data);
     free(page);
     p.load.slots = NULL; /* not the profile's to free */
     rp_profile_free(&p);
+}
+
+/* A line-level profile's page carries the sources of the files it weighs,
+ * each line as written (a CRLF's CR dropped); a file that cannot be read
+ * is there with the reason; C methods are no file. --no-source leaves
+ * them all out; --lines starts the page per line. */
+static void test_html_sources(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rperf-sources-XXXXXX", path[128], gone[160], frame[200], gone_frame[200];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/app.rb", dir);
+    snprintf(gone, sizeof(gone), "%s/gone.rb", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("def work\r\n  x = 1 # <script>\n  x + 1\nend", f);
+    fclose(f);
+    rp_profile p;
+    assert_int_equal(rp_profile_init(&p, true), 0);
+    snprintf(frame, sizeof(frame), "%s|Object#work|3|1", path);
+    snprintf(gone_frame, sizeof(gone_frame), "%s|Object#gone|2|1", gone);
+    add_sample(&p, 3000000, 1, 0, "<C method>|Integer#+|0|0", frame, NULL);
+    add_sample(&p, 1000000, 1, 0, gone_frame, NULL);
+
+    char *page;
+    rp_encode_opts o = default_options;
+    json_t *data = html_data_with(&p, &page, &o);
+    json_t *sources = json_object_get(data, "sources");
+    assert_int_equal(json_object_size(sources), 2);
+    json_t *lines = json_object_get(json_object_get(sources, path), "lines");
+    assert_int_equal(json_array_size(lines), 4);
+    assert_string_equal(json_string_value(json_array_get(lines, 0)), "def work");
+    assert_string_equal(json_string_value(json_array_get(lines, 1)), "  x = 1 # <script>");
+    assert_string_equal(json_string_value(json_array_get(lines, 3)), "end");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(sources, gone), "error")),
+                        "No such file or directory");
+    assert_false(json_is_true(json_object_get(data, "lines_view")));
+    assert_null(strstr(page, "# <script>")); /* escaped inside the page's script element */
+    json_decref(data);
+    free(page);
+
+    o.no_source = true;
+    o.lines = true;
+    data = html_data_with(&p, &page, &o);
+    assert_null(json_object_get(data, "sources"));
+    assert_true(json_is_true(json_object_get(data, "lines_view")));
+    json_decref(data);
+    free(page);
+    rp_profile_free(&p);
+
+    /* Without lines: neither. */
+    assert_int_equal(rp_profile_init(&p, true), 0);
+    add_sample(&p, 1000000, 1, 0, "a.rb|Object#work", NULL);
+    o = default_options;
+    data = html_data_with(&p, &page, &o);
+    assert_null(json_object_get(data, "sources"));
+    assert_null(json_object_get(data, "lines_view"));
+    json_decref(data);
+    free(page);
+    rp_profile_free(&p);
+    unlink(path);
+    rmdir(dir);
 }
 
 /* A page that folds light call paths carries each method's exact self
@@ -633,6 +693,7 @@ int main(void)
         cmocka_unit_test(test_stat_layout),
         cmocka_unit_test(test_html_page),
         cmocka_unit_test(test_html_time_slots),
+        cmocka_unit_test(test_html_sources),
         cmocka_unit_test(test_html_exact_weights_when_folded),
         cmocka_unit_test(test_speedscope),
         cmocka_unit_test(test_format_rules),
