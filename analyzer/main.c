@@ -38,12 +38,15 @@ static const char usage_commands[] =
     "                             share of queue, CPU, GVL wait, blocked, GC and\n"
     "                             other (on no core);\n"
     "                             --slowest N: the slowest ones kept, one by one\n"
-    "  convert FORMAT [-o OUT] PATH...\n"
+    "  convert FORMAT [-o OUT] [--no-source] PATH...\n"
     "                             FORMAT is --NAME or --format NAME. Without one the\n"
     "                             extension of OUT decides (any other: pprof). Without\n"
     "                             -o the output goes to stdout (binary formats refuse\n"
-    "                             a terminal). pprof and json keep the lines a profile\n"
-    "                             has; --lines makes the others per line too.\n"
+    "                             a terminal). pprof, json and html keep the lines a\n"
+    "                             profile has (the page shows methods, or lines at a\n"
+    "                             click; with --lines at first); --lines makes the\n"
+    "                             others per line too. The page embeds the sources\n"
+    "                             of a line-level profile's files, unless --no-source.\n"
     "\n"
     "formats:\n";
 

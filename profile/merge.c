@@ -131,6 +131,7 @@ static int map_meta(rp_meta *out, const rp_meta *src, const struct id_maps *m)
     *out = *src;
     out->rperf_version = mapped(m, src->rperf_version);
     out->ruby_version = mapped(m, src->ruby_version);
+    out->cwd = mapped(m, src->cwd);
     out->command = rp_alloc_array(src->command_len, sizeof(uint32_t));
     if (!out->command)
         return -1;
@@ -246,6 +247,7 @@ static int take_process_facts(rp_meta *dst, const rp_meta *src)
     dst->detected_thread_count = src->detected_thread_count;
     dst->rperf_version = src->rperf_version;
     dst->ruby_version = src->ruby_version;
+    dst->cwd = src->cwd;
     take_counters(dst, src, file_end(src));
     return 0;
 }

@@ -92,6 +92,7 @@ int rp_profile_init(rp_profile *p, bool aggregate)
     memset(p, 0, sizeof(*p));
     p->meta.rperf_version = RP_IDX_NONE;
     p->meta.ruby_version = RP_IDX_NONE;
+    p->meta.cwd = RP_IDX_NONE;
     p->meta.process_count = 1;
     rp_strtab_init(&p->strings);
     rp_idxset_init(&p->frame_index);

@@ -95,6 +95,7 @@ typedef struct rp_meta {
     int64_t alloc_window_ms, alloc_window_every_ms; /* RPERF_ALLOC=window; 0: sampled throughout */
     uint32_t rperf_version;    /* string id, or RP_IDX_NONE */
     uint32_t ruby_version;     /* string id, or RP_IDX_NONE */
+    uint32_t cwd;              /* the working directory at start: string id, or RP_IDX_NONE */
     uint32_t *command;         /* string ids of argv words */
     size_t command_len;
     bool has_gc, has_os, has_yjit;

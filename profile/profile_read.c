@@ -532,6 +532,8 @@ static int read_member(struct doc *d)
         return read_string_id(d, tok, key, &m->rperf_version);
     if (strcmp(key, RP_KEY_RUBY_VERSION) == 0)
         return read_string_id(d, tok, key, &m->ruby_version);
+    if (strcmp(key, RP_KEY_CWD) == 0)
+        return read_string_id(d, tok, key, &m->cwd);
     if (strcmp(key, RP_KEY_GC) == 0)
         return rp_doc_read_fields(d, tok, key, &m->gc, rp_gc_fields, &m->has_gc);
     if (strcmp(key, RP_KEY_OS) == 0)

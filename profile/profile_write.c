@@ -60,6 +60,10 @@ static void write_process_facts(rp_json *j, const rp_profile *p)
         rp_json_key(j, RP_KEY_RUBY_VERSION);
         write_string_id(j, p, m->ruby_version);
     }
+    if (m->cwd != RP_IDX_NONE) {
+        rp_json_key(j, RP_KEY_CWD);
+        write_string_id(j, p, m->cwd);
+    }
     if (m->has_gc)
         write_int_object(j, RP_KEY_GC, &m->gc, rp_gc_fields);
     if (m->has_yjit) {

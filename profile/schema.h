@@ -78,6 +78,7 @@
 #define RP_KEY_LABEL_SETS "label_sets"
 #define RP_KEY_COMMAND "command"           /* ext: argv array */
 #define RP_KEY_RUBY_VERSION "ruby_version" /* ext */
+#define RP_KEY_CWD "cwd"                   /* ext: the working directory at start */
 #define RP_KEY_YJIT_RATIO "yjit_ratio"     /* ext */
 
 #define RP_KEY_GC "gc" /* ext object */

@@ -21,6 +21,7 @@
 
 static char *cmdline;     /* NUL-separated argv words */
 static size_t cmdline_len;
+static char *start_dir;   /* the working directory at start */
 
 void rp_procstats_capture_command(void)
 {
@@ -38,6 +39,8 @@ void rp_procstats_capture_command(void)
         return;
     memcpy(cmdline, buf, (size_t)n);
     cmdline_len = (size_t)n;
+    free(start_dir);
+    start_dir = getcwd(NULL, 0); /* NULL: the profile names none */
 }
 
 static void fill_command(rp_profile *p)
@@ -155,6 +158,8 @@ void rp_procstats_fill(rp_profile *p)
 {
     fill_command(p);
     p->meta.ruby_version = rp_profile_cstring(p, ruby_version);
+    if (start_dir)
+        p->meta.cwd = rp_profile_cstring(p, start_dir);
     fill_gc(&p->meta);
     fill_yjit(&p->meta);
     fill_os(&p->meta);

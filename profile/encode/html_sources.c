@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../common/vec.h"
 
@@ -73,6 +74,19 @@ static void write_lines(rp_json *j, const char *text, size_t len)
     rp_json_end_array(j);
 }
 
+/* A relative path is the program's: from the directory it started in
+ * (the profile's cwd) when that holds the file, else from ours. */
+static char *read_program_source(const rp_profile *p, const char *path, size_t *len, char *why, size_t why_size)
+{
+    if (path[0] != '/' && p->meta.cwd != RP_IDX_NONE) {
+        char full[4096];
+        if (snprintf(full, sizeof(full), "%s/%s", rp_profile_str(p, p->meta.cwd), path) < (int)sizeof(full) &&
+            access(full, F_OK) == 0)
+            return read_source(full, len, why, why_size);
+    }
+    return read_source(path, len, why, why_size);
+}
+
 int rp_html_write_sources(rp_json *j, const rp_profile *p)
 {
     uint32_t *paths;
@@ -86,7 +100,7 @@ int rp_html_write_sources(rp_json *j, const rp_profile *p)
         const char *path = rp_profile_str(p, paths[i]);
         char why[128] = "";
         size_t len = 0;
-        char *text = read_source(path, &len, why, sizeof(why));
+        char *text = read_program_source(p, path, &len, why, sizeof(why));
         if (text && len > budget) {
             free(text);
             text = NULL;

@@ -7,8 +7,9 @@
  * the page is written: a file at most RP_HTML_SOURCE_MAX bytes, all of them
  * at most RP_HTML_SOURCES_MAX; a file that cannot be read (gone, moved,
  * unreadable, too large) is written with the reason, so that the page says
- * it rather than hiding it. Relative paths are read from the current
- * directory, as the program read them.
+ * it rather than hiding it. A relative path is read from the directory the
+ * program started in (the profile's cwd) when the file is there, else from
+ * the current directory.
  */
 #ifndef RPERF_PROFILE_HTML_SOURCES_H
 #define RPERF_PROFILE_HTML_SOURCES_H

@@ -32,8 +32,15 @@ parts=("$WORK"/s/profile-*.json.gz)
 "$ANALYZE" convert --html -o "$WORK/views.html" "$WORK/s" || fail "convert --html"
 "$ANALYZE" convert --html --no-source -o "$WORK/nosource.html" "$WORK/s" || fail "convert --html --no-source"
 grep -q '"sources":' "$WORK/nosource.html" && fail "--no-source wrote the sources into the page"
-# From elsewhere: the relative path prog.rb cannot be read; the page says so.
-(cd / && "$ANALYZE" convert --html -o "$WORK/unread.html" "$WORK/s") || fail "convert --html from /"
+# From elsewhere: the relative path prog.rb is the program's, read from the
+# directory it started in (the profile's cwd).
+(cd / && "$ANALYZE" convert --html -o "$WORK/elsewhere.html" "$WORK/s") || fail "convert --html from /"
+grep -q '"prog.rb":{"lines":\["require \\"cpu_burn\\""' "$WORK/elsewhere.html" \
+    || fail "converted from /, the page has not the source of prog.rb: $(grep -o '"prog.rb":{.\{0,80\}' "$WORK/elsewhere.html")"
+# A source gone since: the page says so.
+mv prog.rb gone.rb
+"$ANALYZE" convert --html -o "$WORK/unread.html" "$WORK/s" || fail "convert --html without prog.rb"
+mv gone.rb prog.rb
 # One file: no times within the run. A profile without lines.
 "$ANALYZE" convert --html -o "$WORK/onefile.html" "${parts[0]}" || fail "convert --html of one part"
 "$RUBY" -rjson -rzlib -e '
