@@ -20,6 +20,7 @@ void rp_sample_table_free(rp_sample_table *t)
 {
     bool aggregate = t->aggregate;
     free(t->samples);
+    free(t->times);
     rp_idxset_free(&t->index);
     rp_sample_table_init(t, aggregate);
 }
@@ -41,9 +42,29 @@ static bool sample_equals(const void *ctx, uint32_t index)
     return s->stack == k->stack && s->thread_seq == k->thread_seq && s->label_set == k->label_set;
 }
 
+/* Raw mode: sample `id`'s time, the array grown (earlier samples: 0). */
+static int set_time(rp_sample_table *t, uint32_t id, int64_t time_ns)
+{
+    if (!t->times && time_ns == 0)
+        return 0;
+    size_t had = t->times ? t->times_cap : 0;
+    if (RP_VEC_RESERVE(t->times, t->times_cap, (size_t)id + 1) != 0)
+        return -1;
+    if (t->times_cap > had)
+        memset(t->times + had, 0, (t->times_cap - had) * sizeof(*t->times));
+    t->times[id] = time_ns;
+    return 0;
+}
+
 enum rp_sample_add_result rp_sample_table_add(rp_sample_table *t, uint32_t stack,
                                               uint32_t thread_seq, uint32_t label_set,
                                               int64_t weight)
+{
+    return rp_sample_table_add_at(t, stack, thread_seq, label_set, weight, 0);
+}
+
+enum rp_sample_add_result rp_sample_table_add_at(rp_sample_table *t, uint32_t stack, uint32_t thread_seq,
+                                                 uint32_t label_set, int64_t weight, int64_t time_ns)
 {
     uint64_t hash = 0;
     if (t->aggregate) {
@@ -61,6 +82,8 @@ enum rp_sample_add_result rp_sample_table_add(rp_sample_table *t, uint32_t stack
         return RP_SAMPLE_NOMEM;
     uint32_t id = (uint32_t)t->count;
     if (t->aggregate && rp_idxset_insert(&t->index, hash, id) != 0)
+        return RP_SAMPLE_NOMEM;
+    if (!t->aggregate && set_time(t, id, time_ns) != 0)
         return RP_SAMPLE_NOMEM;
     t->samples[id] = (rp_sample){stack, thread_seq, label_set, weight};
     t->count++;

@@ -105,7 +105,8 @@ static int filter_table(rp_profile *p, rp_sample_table *table, const compiled *c
     for (size_t i = 0; i < table->count; i++) {
         const rp_sample *s = &table->samples[i];
         bool keep = by_set ? by_set[s->label_set] : sample_kept(p, cs, n, s->label_set, s->thread_seq);
-        if (keep && rp_sample_table_add(&kept, s->stack, s->thread_seq, s->label_set, s->weight) != RP_SAMPLE_OK) {
+        if (keep && rp_sample_table_add_at(&kept, s->stack, s->thread_seq, s->label_set, s->weight,
+                                           rp_sample_time(table, i)) != RP_SAMPLE_OK) {
             rp_sample_table_free(&kept);
             rp_error("out of memory");
             return -1;

@@ -396,6 +396,76 @@ static void say_broken(struct loader *l, const char *path, const char *err)
     l->broken = true;
 }
 
+/* A new time slot; its index as a label value into `slot`. */
+static int add_slot(rp_load_facts *f, int64_t start_ns, int64_t duration_ns, char slot[24])
+{
+    if (RP_VEC_RESERVE(f->slots, f->slots_cap, f->slot_count + 1) != 0)
+        return -1;
+    snprintf(slot, 24, "%zu", f->slot_count);
+    f->slots[f->slot_count++] = (rp_time_slot){start_ns, duration_ns};
+    return 0;
+}
+
+/* A file whose raw samples say when they were taken, with its time slots:
+ * a slot per stretch of it that has samples (a sample belongs where it
+ * ended; one without a time, to the last). Everything but its time
+ * samples is committed with the first slot. */
+static void commit_timed(struct loader *l, rp_merge_pending *file, const char *path)
+{
+    rp_load_facts *f = &l->merged->load;
+    int64_t start = file->meta.start_time_ns, duration = file->meta.duration_ns > 0 ? file->meta.duration_ns : 1;
+    int64_t width = duration / RP_LOAD_TIME_STRETCHES;
+    if (width < RP_LOAD_STRETCH_MIN_NS)
+        width = RP_LOAD_STRETCH_MIN_NS;
+    size_t stretches = (size_t)((duration + width - 1) / width), n = file->counts[RP_MEASURE_TIME];
+    size_t *first = rp_calloc_array(stretches + 1, sizeof(*first));
+    rp_sample *sorted = rp_alloc_array(n ? n : 1, sizeof(*sorted));
+    char err[RP_MERGE_ERROR_MAX] = "out of memory", slot[24];
+    int rc = first && sorted ? 0 : -1;
+    size_t *at = NULL;
+#define STRETCH_OF(i)                                                                                     \
+    (file->times[i] == 0 || file->times[i] - start >= duration ? stretches - 1                           \
+     : file->times[i] <= start                                 ? 0                                       \
+                                                               : (size_t)((file->times[i] - start) / width))
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        first[STRETCH_OF(i) + 1]++;
+    for (size_t b = 0; rc == 0 && b < stretches; b++)
+        first[b + 1] += first[b];
+    if (rc == 0 && !(at = rp_alloc_array(stretches ? stretches : 1, sizeof(*at))))
+        rc = -1;
+    if (rc == 0) {
+        memcpy(at, first, stretches * sizeof(*at));
+        for (size_t i = 0; i < n; i++)
+            sorted[at[STRETCH_OF(i)]++] = file->samples[RP_MEASURE_TIME][i];
+    }
+#undef STRETCH_OF
+    bool committed = false;
+    for (size_t b = 0; rc == 0 && b < stretches; b++) {
+        if (first[b + 1] == first[b] && (committed || b + 1 < stretches))
+            continue;
+        int64_t from = start + (int64_t)b * width;
+        if ((rc = add_slot(f, from, (from + width < start + duration ? width : start + duration - from), slot)) != 0)
+            break;
+        if (!committed) {
+            size_t keep = file->counts[RP_MEASURE_TIME];
+            file->counts[RP_MEASURE_TIME] = 0; /* the time samples go by stretch, below */
+            rc = rp_merge_commit(l->merged, file, l->committed, RP_SLOT_LABEL, slot, err);
+            file->counts[RP_MEASURE_TIME] = keep;
+            committed = true;
+        }
+        if (rc == 0)
+            rc = rp_merge_add_measure(l->merged, RP_MEASURE_TIME, sorted + first[b], first[b + 1] - first[b],
+                                      RP_SLOT_LABEL, slot, err);
+    }
+    free(first);
+    free(at);
+    free(sorted);
+    if (rc != 0)
+        return say_broken(l, path, err);
+    f->has_sample_times = true;
+    l->committed++;
+}
+
 /* Adds a prepared file to the merged profile (with its time slot when
  * asked for). */
 static void commit(struct loader *l, rp_merge_pending *file, const char *path)
@@ -406,11 +476,11 @@ static void commit(struct loader *l, rp_merge_pending *file, const char *path)
     if (l->spec->each && l->spec->each(l->merged, file, l->spec->each_ctx) != 0)
         return say_broken(l, path, "out of memory");
     if (l->spec->time_slots) {
-        if (RP_VEC_RESERVE(f->slots, f->slots_cap, f->slot_count + 1) != 0)
-            return say_broken(l, path, "out of memory");
-        snprintf(slot, sizeof(slot), "%zu", f->slot_count);
-        f->slots[f->slot_count++] = (rp_time_slot){file->meta.start_time_ns, file->meta.duration_ns};
         f->has_parts = f->has_parts || file->meta.part > 0;
+        if (file->times && file->meta.part == 0)
+            return commit_timed(l, file, path);
+        if (add_slot(f, file->meta.start_time_ns, file->meta.duration_ns, slot) != 0)
+            return say_broken(l, path, "out of memory");
         key = RP_SLOT_LABEL;
     }
     if (file->meta.part > 0 && hold_part_retained(l, file, key ? slot : NULL) != 0)

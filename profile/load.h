@@ -23,11 +23,16 @@
  * stop with an error (out of memory). */
 typedef int (*rp_load_visit_fn)(const rp_profile *merged, const rp_merge_pending *file, void *ctx);
 
+#define RP_LOAD_TIME_STRETCHES 200
+#define RP_LOAD_STRETCH_MIN_NS 10000000
+
 typedef struct rp_load_spec {
     const rp_time_window *window; /* files that overlap it (NULL: all) */
     bool keep_lines;              /* frames one per line, as recorded; else per method */
     /* Each file's samples keep apart: labelled RP_SLOT_LABEL = the index of
-     * its stretch of time in merged->load.slots (the viewer's time strip). */
+     * its stretch of time in merged->load.slots (the viewer's time strip);
+     * a file whose raw samples say when they were taken, in stretches of
+     * 1/RP_LOAD_TIME_STRETCHES of it (RP_LOAD_STRETCH_MIN_NS at least). */
     bool time_slots;
     rp_load_visit_fn each; /* or NULL */
     void *each_ctx;

@@ -161,6 +161,12 @@ static int map_samples(rp_merge_pending *out, const rp_profile *src, const struc
     for (int k = 0; k < RP_MEASURES; k++)
         if (map_table(&out->samples[k], &out->counts[k], rp_profile_table_const(src, (rp_measure)k), m) != 0)
             return -1;
+    const rp_sample_table *time = rp_profile_table_const(src, RP_MEASURE_TIME);
+    if (!time->times || time->count == 0)
+        return 0;
+    if (!(out->times = rp_alloc_array(time->count, sizeof(*out->times))))
+        return -1;
+    memcpy(out->times, time->times, time->count * sizeof(*out->times));
     return 0;
 }
 
@@ -207,6 +213,7 @@ void rp_merge_pending_free(rp_merge_pending *pending)
     free(pending->meta.command);
     for (int k = 0; k < RP_MEASURES; k++)
         free(pending->samples[k]);
+    free(pending->times);
     rp_requests_free(&pending->requests);
     *pending = (rp_merge_pending){.meta.command = NULL};
 }

@@ -26,6 +26,7 @@ typedef struct rp_merge_pending {
     rp_meta meta;        /* its facts (string ids and command are dst's) */
     rp_sample *samples[RP_MEASURES]; /* by measure; stack and label set ids are dst's */
     size_t counts[RP_MEASURES];
+    int64_t *times; /* raw time samples' times (Unix ns; 0: not said), or NULL */
     rp_requests requests;            /* its requests, names in dst's ids */
 } rp_merge_pending;
 

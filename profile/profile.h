@@ -109,7 +109,8 @@ typedef struct rp_meta {
 } rp_meta;
 
 /* A file's stretch of time, when loading keeps them apart (the viewer's
- * time strip): its samples carry the label RP_SLOT_LABEL = its index. */
+ * time strip), or a stretch of a file whose raw samples say when they
+ * were taken: its samples carry the label RP_SLOT_LABEL = its index. */
 typedef struct rp_time_slot {
     int64_t start_ns, duration_ns;
 } rp_time_slot;
@@ -130,6 +131,7 @@ typedef struct rp_load_facts {
     rp_time_slot *slots;
     size_t slot_count, slots_cap;
     bool has_parts; /* some file is a part (RPERF_INTERVAL) */
+    bool has_sample_times; /* some file's raw samples said when they were taken: slots within it */
 } rp_load_facts;
 
 typedef struct rp_profile {

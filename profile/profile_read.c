@@ -420,6 +420,14 @@ static int read_sample_tail(struct doc *d, size_t si, struct pending_sample *s)
             return shape_error(d, tok, message);
         }
         tok = rp_jr_next(&d->jr);
+    } else if (s->measure == RP_MEASURE_TIME && d->reading_raw && tok == RP_JT_NUMBER) {
+        if (!rp_jr_int(&d->jr, &s->time_ns) || s->time_ns < 0) {
+            char message[96];
+            snprintf(message, sizeof(message), "raw sample %zu: its time must be a non-negative integer (ns)", si);
+            return shape_error(d, tok, message);
+        }
+        d->timed |= s->time_ns > 0;
+        tok = rp_jr_next(&d->jr);
     }
     for (; tok != RP_JT_END_ARRAY; tok = rp_jr_next(&d->jr))
         if (!rp_jr_skip(&d->jr, tok))
@@ -466,6 +474,7 @@ static int read_samples(struct doc *d, rp_jtok tok, const char *key, rp_measure 
     if (tok != RP_JT_BEGIN_ARRAY)
         return key_shape_error(d, tok, key, "an array");
     size_t si = 0;
+    d->reading_raw = strcmp(key, RP_KEY_RAW_SAMPLES) == 0;
     while ((tok = rp_jr_next(&d->jr)) != RP_JT_END_ARRAY)
         if (read_sample(d, tok, si++, measure) != 0)
             return -1;
@@ -476,7 +485,7 @@ static int read_samples(struct doc *d, rp_jtok tok, const char *key, rp_measure 
 static int add_to_table(struct doc *d, size_t i, rp_sample_table *table, const struct pending_sample *s,
                         uint32_t ls, int64_t weight)
 {
-    switch (rp_sample_table_add(table, s->stack, s->thread_seq, ls, weight)) {
+    switch (rp_sample_table_add_at(table, s->stack, s->thread_seq, ls, weight, s->time_ns)) {
     case RP_SAMPLE_OK:
         return 0;
     case RP_SAMPLE_OVERFLOW:
@@ -487,9 +496,14 @@ static int add_to_table(struct doc *d, size_t i, rp_sample_table *table, const s
 }
 
 /* With the whole document read: label ids checked and mapped, samples in
- * their tables (a retained sample's bytes beside its objects). */
+ * their tables (a retained sample's bytes beside its objects; raw samples
+ * with their times, one by one). */
 static int add_samples(struct doc *d)
 {
+    if (d->timed) { /* raw samples with their times: kept one by one (the table is empty yet) */
+        rp_sample_table_free(&d->p->samples);
+        rp_sample_table_init(&d->p->samples, false);
+    }
     for (size_t i = 0; i < d->sample_count; i++) {
         const struct pending_sample *s = &d->samples[i];
         if (s->file_label_set != 0 && s->file_label_set >= d->label_map_len)

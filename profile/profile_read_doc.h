@@ -20,6 +20,7 @@ struct pending_sample {
     uint32_t stack, thread_seq, file_label_set;
     int64_t weight;
     int64_t bytes;   /* retained samples: their bytes */
+    int64_t time_ns; /* raw samples: when taken (0: not said) */
     uint8_t measure; /* rp_measure: time, allocated or retained objects */
 };
 
@@ -40,6 +41,8 @@ struct doc {
     struct pending_sample *samples;
     size_t sample_count, samples_cap;
     bool have_samples;
+    bool reading_raw; /* the array read is raw_samples */
+    bool timed;       /* some raw sample said when it was taken */
     bool have_alloc, have_retained;
     uint32_t *label_map; /* file label set id → profile id */
     size_t label_map_len;

@@ -110,6 +110,8 @@ static void write_table(rp_json *j, const rp_profile *p, const char *key, const 
         rp_json_int(j, s->label_set);
         if (bytes)
             rp_json_int(j, i < bytes->count ? bytes->samples[i].weight : 0);
+        else if (table->times)
+            rp_json_int(j, table->times[i]); /* raw: when it was taken */
         rp_json_end_array(j);
     }
     rp_json_end_array(j);

@@ -74,7 +74,7 @@
 #define RP_KEY_REQ_BLOCKED_AT "blocked_at"     /* where its longest block was: "Kernel#sleep at app.rb:12" */
 #define RP_KEY_REQ_LONGEST_BLOCK_NS "longest_block_ns" /* and how long */
 #define RP_KEY_REQ_FOLDED_NAMES "folded_names" /* endpoint names past the agent's bound (requests.h) */
-#define RP_KEY_RAW_SAMPLES "raw_samples"
+#define RP_KEY_RAW_SAMPLES "raw_samples" /* [frames, weight, thread_seq, label_set_id, time_ns] */
 #define RP_KEY_LABEL_SETS "label_sets"
 #define RP_KEY_COMMAND "command"           /* ext: argv array */
 #define RP_KEY_RUBY_VERSION "ruby_version" /* ext */

@@ -291,8 +291,11 @@ static int copy_samples(rp_profile *p, const rp_write_request *req, const rp_agg
         if (weight <= 0)
             continue;
         uint32_t set = label_set_of(&labels, s->label_set);
+        int64_t taken = rp_sample_time(&agg->samples, i); /* raw recordings: CLOCK_MONOTONIC */
+        if (taken)
+            taken = req->window->start_realtime_ns + (taken - req->window->start_monotonic_ns);
         if (set == RP_IDX_NONE ||
-            rp_sample_table_add(&p->samples, stack_map[s->stack], s->thread_seq, set, weight) !=
+            rp_sample_table_add_at(&p->samples, stack_map[s->stack], s->thread_seq, set, weight, taken) !=
                 RP_SAMPLE_OK)
             rc = -1;
     }

@@ -27,6 +27,7 @@ typedef struct span_sample {
     uint32_t frame_offset, label_set;
     uint16_t depth;
     rp_charge charge;
+    int64_t time_ns; /* CLOCK_MONOTONIC at the capture */
 } span_sample;
 
 /* A span's samples kept at most (frames): beyond, they go to the tables at
@@ -159,7 +160,7 @@ static void flush_samples(const rp_thread *t, struct rp_open_span *o, int64_t wa
             to = rp_labels_merge(from, changes, n);
         }
         rp_sample_buf_append(t->thread_seq, n ? to : s->label_set, o->frames + s->frame_offset,
-                             o->lines ? o->lines + s->frame_offset : NULL, s->depth, &s->charge);
+                             o->lines ? o->lines + s->frame_offset : NULL, s->depth, &s->charge, s->time_ns);
     }
     o->count = o->frame_count = 0;
 }
@@ -479,10 +480,11 @@ bool rp_spans_capture(const rp_thread *t, const rp_charge *charges, int n)
                                  record_lines ? o->lines + o->frame_count : NULL);
     if (depth <= 0)
         return false;
+    int64_t now = rp_monotonic_ns();
     for (int i = 0; i < n; i++)
         if (charges[i].weight > 0)
             o->samples[o->count++] = (span_sample){(uint32_t)o->frame_count, t->label_set, (uint16_t)depth,
-                                                   charges[i]};
+                                                   charges[i], now};
     o->frame_count += (size_t)depth;
     return true;
 }

@@ -171,9 +171,8 @@ static bool fold_sample(table_set *ts, const rp_sample_buf *buf, const rp_buffer
                         s->depth};
     uint32_t stack = stack_of(ts, &c, s->weight);
     return stack != RP_IDX_NONE &&
-           rp_sample_table_add(&ts->t.samples, stack, s->thread_seq,
-                               rp_sample_key(s->label_set, s->vm_state),
-                               s->weight) == RP_SAMPLE_OK;
+           rp_sample_table_add_at(&ts->t.samples, stack, s->thread_seq, rp_sample_key(s->label_set, s->vm_state),
+                                  s->weight, s->time_ns) == RP_SAMPLE_OK;
 }
 
 /* `lock` held. */
@@ -260,7 +259,8 @@ void rp_aggregator_carry_labels(rp_rec_id id)
         rp_vm_state state;
         rp_sample_key_split(s->label_set, &set, &state);
         uint32_t key = rp_sample_key(rp_labels_carry(set), state);
-        if (rp_sample_table_add(&carried, s->stack, s->thread_seq, key, s->weight) != RP_SAMPLE_OK)
+        if (rp_sample_table_add_at(&carried, s->stack, s->thread_seq, key, s->weight, rp_sample_time(old, i)) !=
+            RP_SAMPLE_OK)
             sets[id].t.dropped++;
     }
     rp_sample_table_free(old);

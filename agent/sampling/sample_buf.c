@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../../common/clock.h"
 #include "frame_capture.h"
 
 /* How far beyond the writer the worker maps pages in (32 KB of frames,
@@ -129,6 +130,7 @@ rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, uint32_t label_set,
     if (depth <= 0)
         return RP_CAPTURE_NO_FRAMES;
     rp_capture_result result = RP_CAPTURED;
+    int64_t now = rp_clock_ns(CLOCK_MONOTONIC);
     if (depth > RP_STACK_MAX) {
         depth = RP_STACK_MAX;
         result = RP_CAPTURED_TRUNCATED;
@@ -144,6 +146,7 @@ rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, uint32_t label_set,
             .thread_seq = thread_seq,
             .label_set = label_set,
             .weight = charges[i].weight,
+            .time_ns = now,
         };
     }
     b->frame_count += (uint32_t)depth;
@@ -154,7 +157,7 @@ rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, uint32_t label_set,
 }
 
 rp_capture_result rp_sample_buf_append(uint32_t thread_seq, uint32_t label_set, const uint32_t *frames,
-                                       const int *lines, uint32_t depth, const rp_charge *charge)
+                                       const int *lines, uint32_t depth, const rp_charge *charge, int64_t time_ns)
 {
     rp_sample_buf *b = buffers[active];
     if (!has_room(b)) {
@@ -174,6 +177,7 @@ rp_capture_result rp_sample_buf_append(uint32_t thread_seq, uint32_t label_set, 
         .thread_seq = thread_seq,
         .label_set = label_set,
         .weight = charge->weight,
+        .time_ns = time_ns,
     };
     b->frame_count += depth;
     ask_for_pages_when_near_end(active, b);

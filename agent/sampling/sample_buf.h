@@ -30,6 +30,7 @@ typedef struct rp_buffered_sample {
     uint32_t thread_seq;
     uint32_t label_set; /* the thread's labels then (labels.h) */
     int64_t weight;
+    int64_t time_ns; /* CLOCK_MONOTONIC at the capture: raw recordings keep it */
 } rp_buffered_sample;
 
 typedef struct rp_sample_buf {
@@ -73,9 +74,10 @@ rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, uint32_t label_set,
 
 /* GVL held: records a charge on a stack captured earlier (`frames` and
  * `lines`, or NULL, leaf first; spans.c keeps a request's samples until it
- * ends), as rp_sample_buf_capture would have. */
+ * ends) at `time_ns` (CLOCK_MONOTONIC), as rp_sample_buf_capture would
+ * have then. */
 rp_capture_result rp_sample_buf_append(uint32_t thread_seq, uint32_t label_set, const uint32_t *frames,
-                                       const int *lines, uint32_t depth, const rp_charge *charge);
+                                       const int *lines, uint32_t depth, const rp_charge *charge, int64_t time_ns);
 
 /* Worker thread: the buffer handed over for folding, or NULL. Also read
  * by rp_aggregator_hold (GVL held, aggregator lock held), which may fold

@@ -32,9 +32,11 @@
  *                status, span ("PID.N"), blocked_at and longest_block_ns
  *                when it blocked}], slowest first: the Requests tab
  *   slots        [start_ns, duration_ns] per file read, when some file is
- *                a part (RPERF_INTERVAL): the time strip; starts from
+ *                a part (RPERF_INTERVAL), or per stretch of a file whose
+ *                raw samples say when they were taken (load.h): the time
+ *                strip and the Threads tab; starts from
  *   slots_origin_ns  the earliest start (Unix time: JavaScript's numbers
- *                are exact to 2^53 only). Each label set then has
+ *                are exact to 2^53 only); slots_are: "parts" or "stretches". Each label set then has
  *                RP_SLOT_LABEL = the index of its file's slot.
  *   lines_view   with a line-level profile (frames carry lines): whether
  *                the page shows a frame per line at first (--lines) rather
@@ -169,17 +171,19 @@ static void write_diff(rp_json *j, const page_writer *w)
     rp_json_end_object(j);
 }
 
-/* The files' stretches of time, for the time strip: only for parts,
- * whose times say how the profile changed over the run. */
+/* The files' stretches of time, for the time strip and the Threads tab:
+ * only for parts, or raw samples with their times, which say how the
+ * profile changed over the run. */
 static void write_slots(rp_json *j, const rp_profile *p)
 {
-    if (!p->load.has_parts || p->load.slot_count < 2)
+    if (!(p->load.has_parts || p->load.has_sample_times) || p->load.slot_count < 2)
         return;
     int64_t origin = INT64_MAX;
     for (size_t i = 0; i < p->load.slot_count; i++)
         if (p->load.slots[i].start_ns < origin)
             origin = p->load.slots[i].start_ns;
     rp_json_member_int(j, "slots_origin_ns", origin);
+    rp_json_member_cstring(j, "slots_are", p->load.has_parts ? "parts" : "stretches");
     rp_json_key(j, "slots");
     rp_json_begin_array(j);
     for (size_t i = 0; i < p->load.slot_count; i++) {

@@ -2,9 +2,11 @@
  * profile/viewer/view_threads.js — the Threads tab: a track per thread
  * (and per process, when there are several) along the run's time.
  *
- * The times are those of the files the page was made from: a session of
- * parts (RPERF_INTERVAL) says what each thread did in each part, and no
- * finer; a profile of one file has no times, and the tab says so. A
+ * The times are those the page was made from: a session of parts
+ * (RPERF_INTERVAL) says what each thread did in each part, and no finer;
+ * a recording whose raw samples say when they were taken (RPERF_AGGREGATE
+ * =0), in stretches of a 200th of it (10 ms at least); a profile of whole
+ * processes has no times, and the tab says so. A
  * thread's track shows its time in each state — running, in GC marking or
  * sweeping, waiting for the GVL, off it (blocked) — as stretches of that
  * length, laid back from the end of the part that recorded them: the agent
@@ -188,9 +190,9 @@ function rperfThreadsView(v) {
     if (!timed) return;
     leafIdx = v.untimed();
     tracks = weigh(leafIdx);
-    $('threads-note').textContent = `${tracks.length} track${tracks.length === 1 ? '' : 's'} over ${count} parts ` +
-      `(${clock(t0)} – ${clock(t1)}); each part's stretch shows how its time was spent. ` +
-      'Point at a stretch for its heaviest stack; click it to narrow every view to that part and thread.';
+    $('threads-note').textContent = `${tracks.length} track${tracks.length === 1 ? '' : 's'} over ${count} ${v.SLOTS} ` +
+      `(${clock(t0)} – ${clock(t1)}), each thread's time drawn where it was spent. ` +
+      `Point at a stretch for its heaviest stack; click it to narrow every view to that ${v.SLOTS === 'parts' ? 'part' : 'stretch'} and thread.`;
     hover = null;
     draw();
   }

@@ -5,11 +5,12 @@
  * described at the top of profile/encode/html.c), filters the call tree's leaf
  * weights by label, process and thread, builds the tree that is shown
  * (with label values as root or leaf frames when asked), draws it on a
- * canvas and fills the Top and Tags tables with the same markup the page
- * was written with (profile/encode/html_sections.c). A session of parts
- * (RPERF_INTERVAL) also gets a time strip: the sampled time over the run,
- * where dragging selects the parts of a stretch of time. No network, no
- * library.
+ * canvas, fills the Top and Tags tables, and sets up the views of their
+ * own files (view_*.js: Sandwich, Source, Threads). A session of parts
+ * (RPERF_INTERVAL), or a recording whose raw samples say when they were
+ * taken (RPERF_AGGREGATE=0), also gets a time strip: the sampled time over
+ * the run, where dragging selects the parts (stretches) of a stretch of
+ * time. No network, no library.
  *
  * window.rperfViewer exposes what is drawn, for tests and for the curious.
  */
@@ -685,6 +686,9 @@
   // pieces(s)) are laid back from the part's end, or from where the later
   // part's pieces began when that is earlier, and not before the run's
   // start; put(s, i, from, to) gets each piece's stretch.
+  // What the slots are called: the files' parts, or stretches of time
+  // within a recording (load.h).
+  const SLOTS = data.slots_are || 'parts';
   const slotStart = (s) => data.slots[2 * s], slotEnd = (s) => data.slots[2 * s] + data.slots[2 * s + 1];
   const slotsBack = [...Array((data.slots || []).length / 2).keys()].sort((a, b) => slotStart(b) - slotStart(a) || b - a);
   const runStart = slotsBack.length ? Math.min(...slotsBack.map(slotStart)) : 0;
@@ -796,8 +800,8 @@
       const info = $('strip-range');
       $('strip-clear').hidden = !r;
       if (!r) {
-        info.textContent = `${clock(t0)} – ${clock(t1)} (${secs(t1 - t0)}), ${count} parts: ` +
-          'drag across the strip to keep a stretch of time, click to keep the parts at a moment';
+        info.textContent = `${clock(t0)} – ${clock(t1)} (${secs(t1 - t0)}), ${count} ${SLOTS}: ` +
+          `drag across the strip to keep a stretch of time, click to keep the ${SLOTS} at a moment`;
         return;
       }
       let kept = 0, from = Infinity, to = -Infinity;
@@ -809,7 +813,7 @@
       }
       const asked = r.from === r.to ? `at ${clock(r.from)}` : `overlapping ${clock(r.from)} – ${clock(r.to)}`;
       info.textContent = kept
-        ? `${kept} of ${count} parts ${asked}, spanning ${clock(from)} – ${clock(to)} (${secs(to - from)})`
+        ? `${kept} of ${count} ${SLOTS} ${asked}, spanning ${clock(from)} – ${clock(to)} (${secs(to - from)})`
         : `no part ${asked}`;
     }
 
@@ -1177,7 +1181,7 @@
     num, val, pct, escapeHtml, prepareCanvas, frameWeights,
     shownTotal: () => shown.total[0],
     untimed: () => lastUntimed, // the leaves every filter but the time range keeps
-    layBack,
+    layBack, SLOTS,
     chooseMethod, focusMethod, narrow,
   };
   // Shows the Sandwich or Source tab of method `f` (any frame of it).

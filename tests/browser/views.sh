@@ -4,6 +4,7 @@
 # program whose method `shared` is called from two places (2:1), has two
 # hot lines (2:1) and allocates, and whose second thread burns CPU and then
 # sleeps as long. Allocations are sampled, for the views' other measure.
+# The same program is recorded with raw samples too, for the Threads tab.
 . "$RPERF_TEST_SRC/tests/browser/lib.sh"
 
 cat >prog.rb <<'RUBY'
@@ -26,6 +27,9 @@ from_b(0.5)
 Thread.new { burn_cpu(1.2); sleep 1.2 }.join
 RUBY
 RPERF_MODE=wall RPERF_LINES=1 RPERF_INTERVAL=1 RPERF_ALLOC=64 profiled "$WORK/s" "$RUBY" prog.rb || fail "prog.rb"
+# The same program recorded with raw samples, which say when each was taken.
+RPERF_MODE=wall RPERF_AGGREGATE=0 profiled "$WORK/raw" "$RUBY" prog.rb || fail "prog.rb, raw samples"
+"$ANALYZE" convert --html -o "$WORK/raw.html" "$WORK/raw" || fail "convert --html of raw samples"
 parts=("$WORK"/s/profile-*.json.gz)
 [ "${#parts[@]}" -ge 3 ] || fail "${#parts[@]} parts for a run of 4 s at 1 s intervals"
 # From the program's directory, as a person converts: its sources are read.
@@ -58,6 +62,7 @@ mv gone.rb prog.rb
 "$ANALYZE" report --top 500 "$WORK/s" >methods.txt || fail "report"
 "$ANALYZE" report --lines --top 500 "$WORK/s" >lines.txt || fail "report --lines"
 "$ANALYZE" stat --tagfocus thread_seq=2 "$WORK/s" >thread2.txt || fail "stat --tagfocus thread_seq=2"
+"$ANALYZE" stat --tagfocus thread_seq=2 "$WORK/raw" >raw_thread2.txt || fail "stat --tagfocus thread_seq=2 of raw samples"
 "$ANALYZE" report --measure alloc --callers Object#shared "$WORK/s" >alloc_callers.txt || fail "report --measure alloc --callers"
 export VIEWS_EXPECTED
 VIEWS_EXPECTED=$("$RUBY" -rjson -e '
@@ -80,16 +85,19 @@ VIEWS_EXPECTED=$("$RUBY" -rjson -e '
   section[ARGV[3], "Flat"].each { |r| r[:where] =~ /\Aprog\.rb:(\d+)\z/ and lines[$1.to_i][:self] += r[:ms] }
   section[ARGV[3], "Cumulative"].each { |r| r[:where] =~ /\Aprog\.rb:(\d+)\z/ and lines[$1.to_i][:total] = [lines[$1.to_i][:total], r[:ms]].max }
   stat = File.read(ARGV[4])
+  thread_ms = ->(text) { text.scan(/([\d,.]+) ms +[\d.]+% +\[Rperf\]/).sum { |(v)| ms[v] } }
+  blocked_ms = ->(text) { ms[text[/([\d,.]+) ms +[\d.]+% +\[Rperf\] GVL blocked/, 1] || "0"] }
+  raw = File.read(ARGV[6])
   puts JSON.generate(
     callers: depth1[ARGV[0], false], callees: depth1[ARGV[1], true], alloc_callers: depth1[ARGV[5], false],
     self: section[ARGV[2], "Flat"].first(6),
     lines: lines.select { |l, _| (3..12).cover?(l) }.map { |l, v| v.merge(line: l) }, # those of shared
-    thread2_ms: stat.scan(/([\d,.]+) ms +[\d.]+% +\[Rperf\]/).sum { |(v)| ms[v] },
-    thread2_blocked_ms: ms[stat[/([\d,.]+) ms +[\d.]+% +\[Rperf\] GVL blocked/, 1] || "0"])
-' callers.txt callees.txt methods.txt lines.txt thread2.txt alloc_callers.txt) || fail "reading rperf-analyze's figures"
+    thread2_ms: thread_ms[stat], thread2_blocked_ms: blocked_ms[stat],
+    raw_thread2_ms: thread_ms[raw], raw_thread2_blocked_ms: blocked_ms[raw])
+' callers.txt callees.txt methods.txt lines.txt thread2.txt alloc_callers.txt raw_thread2.txt) || fail "reading rperf-analyze's figures"
 note "expected: $VIEWS_EXPECTED"
 export VIEWS_PAGE="$WORK/views.html" VIEWS_NOSOURCE_PAGE="$WORK/nosource.html" VIEWS_UNREAD_PAGE="$WORK/unread.html"
-export VIEWS_ONEFILE_PAGE="$WORK/onefile.html" VIEWS_NOLINES_PAGE="$WORK/nolines.html"
+export VIEWS_ONEFILE_PAGE="$WORK/onefile.html" VIEWS_NOLINES_PAGE="$WORK/nolines.html" VIEWS_RAW_PAGE="$WORK/raw.html"
 export VIEWS_SCREENSHOTS="${RPERF_TEST_ARTIFACTS:-$WORK}"
 node "$browser_dir/views_test.js"
 if [ "${RPERF_UPDATE_SCREENSHOT:-}" = 1 ]; then

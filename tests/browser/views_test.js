@@ -4,12 +4,14 @@
 // pointer over a track, a click on it), each checked against
 // rperf-analyze's own figures for the same session (views.sh):
 //   VIEWS_PAGE, VIEWS_NOSOURCE_PAGE, VIEWS_UNREAD_PAGE, VIEWS_ONEFILE_PAGE,
-//   VIEWS_NOLINES_PAGE, VIEWER_CHROMIUM, VIEWS_SCREENSHOTS (a folder)
+//   VIEWS_NOLINES_PAGE, VIEWS_RAW_PAGE (raw samples with their times),
+//   VIEWER_CHROMIUM, VIEWS_SCREENSHOTS (a folder)
 //   VIEWS_EXPECTED   JSON: callers and callees of Object#shared at depth 1
 //                    (name "label (path)", total, self in ms; callers in
 //                    allocated objects too), the
 //                    heaviest methods' self ms, prog.rb's lines of the
 //                    method (self, total ms), thread 2's ms and ms blocked
+//                    (raw_: of the raw recording)
 'use strict';
 const { env, check, openBrowser, load, finish, run } = require('./harness');
 
@@ -134,23 +136,31 @@ async function checkSource(page) {
   await settle();
 }
 
-async function checkThreads(page) {
+const width = (xs) => xs.reduce((a, g) => a + g.w, 0), sum = (xs) => xs.reduce((a, g) => a + g.ns, 0);
+
+// Thread 2's track: its time (`ms`, `blockedMs` blocked, as rperf-analyze
+// stat gives them), half of it drawn blocked, after the burning.
+async function checkSleeper(page, what, ms, blockedMs) {
   await page.click('#tab-threads');
   await settle();
   const t = await viewer(page, 'threads');
-  check(t.timed && t.tracks.length === 2, `two thread tracks: ${t.tracks.map((x) => x.label).join(', ')}`);
+  check(t.timed && t.tracks.length === 2, `${what}: two thread tracks: ${t.tracks.map((x) => x.label).join(', ')}`);
   const t2 = t.tracks.find((x) => x.label === 'thread 2');
-  const width = (xs) => xs.reduce((a, g) => a + g.w, 0), sum = (xs) => xs.reduce((a, g) => a + g.ns, 0);
   const blocked = t2.stretches.filter((g) => g.state === 'off the GVL (blocked)');
-  check(nearMs(sum(t2.stretches), expected.thread2_ms, 0.3) && nearMs(sum(blocked), expected.thread2_blocked_ms, 0.11),
-    `thread 2's track holds its ${expected.thread2_ms} ms, ${expected.thread2_blocked_ms} ms blocked (page: ${(sum(t2.stretches) / 1e6).toFixed(1)}, ${(sum(blocked) / 1e6).toFixed(1)})`);
-  const share = width(blocked) / width(t2.stretches), truth = expected.thread2_blocked_ms / expected.thread2_ms;
+  check(nearMs(sum(t2.stretches), ms, 0.3) && nearMs(sum(blocked), blockedMs, 0.11),
+    `${what}: thread 2's track holds its ${ms} ms, ${blockedMs} ms blocked (page: ${(sum(t2.stretches) / 1e6).toFixed(1)}, ${(sum(blocked) / 1e6).toFixed(1)})`);
+  const share = width(blocked) / width(t2.stretches), truth = blockedMs / ms;
   check(Math.abs(share - truth) < 0.02 && share > 0.3 && share < 0.56,
-    `thread 2 slept half its life: its blocked stretch is ${(share * 100).toFixed(1)}% of its track (its time: ${(truth * 100).toFixed(1)}%)`);
+    `${what}: thread 2 slept half its life: its blocked stretch is ${(share * 100).toFixed(1)}% of its track (its time: ${(truth * 100).toFixed(1)}%)`);
   // After the burning (the thread's last moments, after its sleep, run a little).
   const first = Math.min(...blocked.map((g) => g.x));
   const lastRun = Math.max(...t2.stretches.filter((g) => g.state === 'running' && g.w > 3).map((g) => g.x + g.w));
-  check(first >= lastRun - 1, `the sleep is drawn after the burning (from x ${first.toFixed(0)}, burning until ${lastRun.toFixed(0)})`);
+  check(first >= lastRun - 1, `${what}: the sleep is drawn after the burning (from x ${first.toFixed(0)}, burning until ${lastRun.toFixed(0)})`);
+  return t2;
+}
+
+async function checkThreads(page) {
+  const t2 = await checkSleeper(page, 'parts', expected.thread2_ms, expected.thread2_blocked_ms);
 
   // The pointer over a running stretch shows its heaviest stack.
   const run2 = t2.stretches.filter((g) => g.state === 'running').sort((a, b) => b.w - a.w)[0];
@@ -192,6 +202,15 @@ async function checkMeasure(page) {
     `(page: ${s.callers.filter((x) => x.depth === 1).map((x) => `${x.name} ${x.total}`).join(', ')})`);
 }
 
+// Raw samples say when each was taken: the same, in finer stretches.
+async function checkRaw(page) {
+  await load(page, env('VIEWS_RAW_PAGE'));
+  const strip = await viewer(page, 'strip');
+  check(strip && /\d+ stretches/.test(strip.text) && strip.slots > 50, `raw samples give the strip stretches of time: "${strip && strip.text}"`);
+  await checkSleeper(page, 'raw samples', expected.raw_thread2_ms, expected.raw_thread2_blocked_ms);
+  await page.screenshot({ path: `${shots}/views-threads-raw.png` });
+}
+
 // What the page says when it cannot show a view.
 async function checkSaid(page) {
   await load(page, env('VIEWS_NOSOURCE_PAGE'));
@@ -215,7 +234,7 @@ async function checkSaid(page) {
 
 run(async () => {
   const session = await openBrowser(['VIEWS_PAGE', 'VIEWS_NOSOURCE_PAGE', 'VIEWS_UNREAD_PAGE', 'VIEWS_ONEFILE_PAGE',
-    'VIEWS_NOLINES_PAGE'].map(env));
+    'VIEWS_NOLINES_PAGE', 'VIEWS_RAW_PAGE'].map(env));
   try {
     const page = session.page;
     await load(page, env('VIEWS_PAGE'));
@@ -224,6 +243,7 @@ run(async () => {
     await checkSource(page);
     await checkThreads(page);
     await checkMeasure(page);
+    await checkRaw(page);
     await checkSaid(page);
   } finally {
     await finish(session);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "../../profile/load.h"
 #include "../../profile/profile_read.h"
 #include "../../profile/profile_write.h"
 #include "../../profile/schema.h"
@@ -128,6 +129,54 @@ static void test_raw_samples_are_read_and_aggregated(void **state)
     rp_profile_free(&r);
 }
 
+/* Raw samples that say when they were taken (RPERF_AGGREGATE=0) are read
+ * one by one with their times; a page's loading (time slots) puts each in
+ * the stretch of its file where it ended, and the rest of the file (its
+ * facts) once. */
+static void test_raw_sample_times(void **state)
+{
+    (void)state;
+    rp_profile w, r;
+    char err[RP_READ_ERROR_MAX];
+    build_sample_profile(&w, false);
+    rp_sample_table_free(&w.samples);
+    rp_sample_table_init(&w.samples, false);
+    const int64_t start = w.meta.start_time_ns; /* a run of 2 s: stretches of 10 ms */
+    /* stacks 0 and 1: those build_sample_profile made */
+    assert_int_equal(rp_sample_table_add_at(&w.samples, 0, 1, 0, 3000000, start + 5000000), RP_SAMPLE_OK);
+    assert_int_equal(rp_sample_table_add_at(&w.samples, 0, 1, 0, 1000000, start + 1500000000), RP_SAMPLE_OK);
+    assert_int_equal(rp_sample_table_add_at(&w.samples, 1, 2, 0, 2000000, start + 1504000000), RP_SAMPLE_OK);
+    const char *path = tmp_path("timed.json.gz");
+    assert_int_equal(rp_profile_write_file(&w, path, RP_GZIP_DEFAULT), 0);
+    assert_int_equal(rp_profile_init(&r, true), 0);
+    assert_int_equal(rp_profile_read_file(&r, path, err), 0);
+    assert_false(r.samples.aggregate);
+    assert_int_equal(r.samples.count, 3);
+    assert_non_null(r.samples.times);
+    assert_int_equal(r.samples.times[1], start + 1500000000);
+    rp_profile_free(&r);
+
+    char *paths[] = {(char *)path};
+    rp_load_spec spec = {.time_slots = true};
+    assert_int_equal(rp_load_paths(paths, 1, &spec, &r), 0);
+    assert_true(r.load.has_sample_times);
+    assert_int_equal(r.load.slot_count, 2); /* the stretches with samples */
+    assert_int_equal(r.load.slots[0].start_ns, start);
+    assert_int_equal(r.load.slots[0].duration_ns, 10000000);
+    assert_int_equal(r.load.slots[1].start_ns, start + 1500000000);
+    int64_t in_slot[2] = {0, 0};
+    for (size_t i = 0; i < r.samples.count; i++) {
+        const char *slot = rp_profile_str(&r, rp_profile_label_value(&r, r.samples.samples[i].label_set,
+                                                                     rp_label_key_of(&r, RP_SLOT_LABEL).id));
+        in_slot[atoi(slot)] += r.samples.samples[i].weight;
+    }
+    assert_int_equal(in_slot[0], 3000000);
+    assert_int_equal(in_slot[1], 3000000);
+    assert_int_equal(r.meta.duration_ns, w.meta.duration_ns); /* the facts once */
+    assert_int_equal(r.meta.process_count, 1);
+    rp_profile_free(&r);
+    rp_profile_free(&w);
+}
 
 /* Reads `json` (gzip-compressed) and expects an error containing `expect`. */
 static void expect_error(const char *json, const char *expect)
@@ -339,6 +388,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip_keeps_everything),
         cmocka_unit_test(test_raw_samples_are_read_and_aggregated),
+        cmocka_unit_test(test_raw_sample_times),
         cmocka_unit_test(test_bad_documents_are_named),
         cmocka_unit_test(test_bad_files_are_named),
         cmocka_unit_test(test_frames_with_lines_are_read),
