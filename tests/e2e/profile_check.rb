@@ -51,9 +51,13 @@ def check_schema(doc)
   label_sets = doc["label_sets"]
   fail!("label_sets must be an array of objects starting with {}") unless label_sets.is_a?(Array) && label_sets.all?(Hash) && label_sets.first == {}
   frames_seen = {}
+  raw = doc.key?("raw_samples") && !doc.key?("aggregated_samples")
+  run_end = doc["start_time_ns"] + doc["duration_ns"] + 1_000_000_000 # a write's own second
   samples.each_with_index do |s, i|
-    frames, weight, thread_seq, lsid = s
-    fail!("sample #{i} has #{s.size} elements") unless s.size == 4
+    frames, weight, thread_seq, lsid, taken = s
+    # raw samples say when they were taken: Unix ns within the run
+    fail!("sample #{i} has #{s.size} elements") unless s.size == (raw ? 5 : 4)
+    fail!("raw sample #{i} taken at #{taken.inspect}, not within the run") if raw && !(taken.is_a?(Integer) && taken.between?(doc["start_time_ns"], run_end))
     fail!("sample #{i} weight #{weight.inspect}") unless weight.is_a?(Integer) && weight > 0
     fail!("sample #{i} thread_seq #{thread_seq.inspect}") unless thread_seq.is_a?(Integer) && thread_seq.between?(1, doc["detected_thread_count"])
     fail!("sample #{i} label set #{lsid.inspect}") unless lsid.is_a?(Integer) && lsid.between?(0, label_sets.size - 1)
