@@ -3,7 +3,8 @@
  *
  * Owns: the state of one document being decoded, shared by the files of
  * the profile reader only (profile_read.c decodes the format,
- * profile_read_gem.c what only the rperf gem writes). Not for other users:
+ * profile_read_samples.c its samples, profile_read_gem.c what only the
+ * rperf gem writes). Not for other users:
  * they call profile_read.h.
  */
 #ifndef RPERF_PROFILE_PROFILE_READ_DOC_H
@@ -86,6 +87,16 @@ int rp_doc_out_of_memory(struct doc *d);
 int rp_doc_read_count(struct doc *d, rp_jtok tok, const char *what, int64_t *dst);
 int rp_doc_read_string(struct doc *d, rp_jtok tok, const char *what, uint32_t *dst);
 const rp_int_field *rp_doc_field_named(const struct doc *d, rp_int_fields table);
+
+/* A top-level key whose value has the wrong type: "KEY" must be EXPECTED. */
+int rp_doc_key_shape_error(struct doc *d, rp_jtok tok, const char *key, const char *expected);
+
+/* profile_read_samples.c: the array of samples of `measure` under `key`
+ * (`seen`: one was read already: aggregated_samples and raw_samples, the
+ * first wins); and, with the whole document read, every sample into its
+ * table (label sets checked and mapped). */
+int rp_doc_read_samples(struct doc *d, rp_jtok tok, const char *key, rp_measure measure, bool *seen);
+int rp_doc_add_samples(struct doc *d);
 
 /* profile_read_requests.c: "requests" (profile/requests.h). */
 int rp_doc_read_requests(struct doc *d, rp_jtok tok);
