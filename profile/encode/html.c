@@ -403,6 +403,8 @@ static int write_script(rp_out *out, const page_writer *w)
     rp_out_write(out, rp_viewer_sandwich_js, rp_viewer_sandwich_js_len);
     rp_out_write(out, rp_viewer_source_js, rp_viewer_source_js_len);
     rp_out_write(out, rp_viewer_threads_js, rp_viewer_threads_js_len);
+    rp_out_write(out, rp_viewer_strip_js, rp_viewer_strip_js_len);
+    rp_out_write(out, rp_viewer_requests_js, rp_viewer_requests_js_len);
     rp_out_write(out, rp_viewer_js, rp_viewer_js_len);
     return 0;
 }

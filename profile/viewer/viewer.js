@@ -6,11 +6,9 @@
  * weights by label, process and thread, builds the tree that is shown
  * (with label values as root or leaf frames when asked), draws it on a
  * canvas, fills the Top and Tags tables, and sets up the views of their
- * own files (view_*.js: Sandwich, Source, Threads). A session of parts
- * (RPERF_INTERVAL), or a recording whose raw samples say when they were
- * taken (RPERF_AGGREGATE=0), also gets a time strip: the sampled time over
- * the run, where dragging selects the parts (stretches) of a stretch of
- * time. No network, no library.
+ * own files (view_*.js: the time strip, Requests, Sandwich, Source,
+ * Threads), lending them what they read (viewContext). No network, no
+ * library.
  *
  * window.rperfViewer exposes what is drawn, for tests and for the curious.
  */
@@ -673,19 +671,15 @@
     $('tags-body').innerHTML = tables.join('\n');
   }
 
-  // --- the time strip ----------------------------------------------------------------------------
-  // Each slot (a file: a part, or a whole process) is a stretch of time;
-  // each thread's time in it is spread evenly over where layBack lays it,
-  // its objects (allocation measures) over the slot: finer the profile
-  // cannot say. A selection keeps the slots that
-  // overlap it, as rperf-analyze --since/--until keep parts.
+  // --- time within a run ----------------------------------------------------------------------
   // A thread's time recorded per part, laid along the run. The agent
   // records a wait or a block when it ends, in the part where it ended: a
   // sleep through three parts is all in the third, and reaches back over
   // the other two. So each part's pieces (lengths in ns, earliest first:
   // pieces(s)) are laid back from the part's end, or from where the later
   // part's pieces began when that is earlier, and not before the run's
-  // start; put(s, i, from, to) gets each piece's stretch.
+  // start; put(s, i, from, to) gets each piece's stretch. The time strip
+  // (view_strip.js) and the Threads tab draw time so.
   // What the slots are called: the files' parts, or stretches of time
   // within a recording (load.h).
   const SLOTS = data.slots_are || 'parts';
@@ -708,152 +702,7 @@
     }
   }
 
-  const strip = (function () {
-    const slots = data.slots || [];
-    const count = slots.length / 2;
-    const box = $('timeline');
-    if (count < 2 || diff) {
-      return { select: (leafIdx) => leafIdx, draw() {}, describe: () => null };
-    }
-    box.hidden = false;
-    const start = (s) => slots[2 * s], end = (s) => slots[2 * s] + slots[2 * s + 1];
-    let t0 = Infinity, t1 = -Infinity;
-    for (let s = 0; s < count; s++) { t0 = Math.min(t0, start(s)); t1 = Math.max(t1, end(s)); }
-    const span = Math.max(t1 - t0, 1);
-    const cv = $('strip'), sctx = cv.getContext('2d');
-    const HEIGHT = 56, COL = 3; // CSS pixels
-    let weights = [], columns = [], drag = null;
-
-    const overlaps = (s, r) => start(s) < r.to && end(s) > r.from ||
-      (r.from === r.to && start(s) <= r.from && end(s) > r.from);
-    function select(leafIdx) {
-      const r = state.range;
-      if (!r) return leafIdx;
-      const keep = new Uint8Array(count);
-      for (let s = 0; s < count; s++) keep[s] = overlaps(s, r) ? 1 : 0;
-      return leafIdx.filter((i) => { const s = setSlot[leaves[4 * i + 2]]; return s >= 0 && keep[s]; });
-    }
-
-    const timeOf = (x, width) => t0 + (Math.min(Math.max(x, 0), width) / width) * span;
-    const xOf = (t, width) => ((t - t0) / span) * width;
-    // Slot times count from data.slots_origin_ns (a Unix time in ns).
-    const clock = (ns) => new Date(data.slots_origin_ns / 1e6 + ns / 1e6).toLocaleTimeString('en-GB', { hour12: false });
-    const secs = (ns) => (ns >= 60e9 ? `${(ns / 60e9).toFixed(1)} min` : `${(ns / 1e9).toFixed(1)} s`);
-
-    // Each thread's time, laid back along the run (layBack), as stretches.
-    function stretchesOf(leafIdx) {
-      const byThread = new Map();
-      for (const i of leafIdx) {
-        const set = leaves[4 * i + 2], s = setSlot[set], t = threadKey(set, leaves[4 * i + 1]);
-        if (s < 0) continue;
-        let w = byThread.get(t);
-        if (!w) byThread.set(t, (w = new Float64Array(count)));
-        w[s] += leaves[4 * i + 3];
-      }
-      const out = [];
-      for (const w of byThread.values()) {
-        if (UNIT === 'ms') layBack((s) => [w[s]], (s, i, from, to) => out.push({ ns: w[s], from, to }));
-        else for (let s = 0; s < count; s++) if (w[s] > 0) out.push({ ns: w[s], from: start(s), to: end(s) }); // objects: no time to lay
-      }
-      return out;
-    }
-
-    function draw(leafIdx) {
-      if (leafIdx) weights = stretchesOf(leafIdx);
-      const width = cv.parentElement.clientWidth;
-      const n = Math.max(1, Math.floor(width / COL));
-      const ns = new Float64Array(n);
-      for (const g of weights) {
-        const a = ((g.from - t0) / span) * n, b = ((g.to - t0) / span) * n;
-        if (b - a < 1e-9) { ns[Math.min(n - 1, Math.floor(a))] += g.ns; continue; }
-        for (let c = Math.floor(a); c < Math.min(n, Math.ceil(b)); c++)
-          ns[c] += (g.ns * (Math.min(b, c + 1) - Math.max(a, c))) / (b - a);
-      }
-      const most = Math.max(...ns, 1);
-      prepareCanvas(cv, sctx, width, HEIGHT);
-      // The range dragged or chosen, and the columns of the parts it keeps.
-      const r = drag ? drag.range : state.range;
-      const kept = new Uint8Array(n).fill(r ? 0 : 1);
-      for (let s = 0; r && s < count; s++) {
-        if (!overlaps(s, r)) continue;
-        const a = ((start(s) - t0) / span) * n, b = ((end(s) - t0) / span) * n;
-        for (let c = Math.floor(a); c < Math.min(n, Math.max(Math.ceil(b), Math.floor(a) + 1)); c++) kept[c] = 1;
-      }
-      if (r) {
-        const lo = xOf(r.from, width), hi = xOf(r.to, width);
-        sctx.fillStyle = 'rgba(70,110,200,0.18)';
-        sctx.fillRect(lo, 0, Math.max(hi - lo, 1), HEIGHT);
-      }
-      columns = [];
-      const colW = width / n;
-      for (let c = 0; c < n; c++) {
-        const x = c * colW, h = (ns[c] / most) * (HEIGHT - 4);
-        sctx.fillStyle = kept[c] ? '#d9622b' : '#ecd3c6';
-        sctx.fillRect(x, HEIGHT - h, Math.max(colW - 0.5, 0.5), h);
-        columns.push({ x, w: colW, ns: ns[c] });
-      }
-      describeRange();
-    }
-
-    function describeRange() {
-      const r = state.range;
-      const info = $('strip-range');
-      $('strip-clear').hidden = !r;
-      if (!r) {
-        info.textContent = `${clock(t0)} – ${clock(t1)} (${secs(t1 - t0)}), ${count} ${SLOTS}: ` +
-          `drag across the strip to keep a stretch of time, click to keep the ${SLOTS} at a moment`;
-        return;
-      }
-      let kept = 0, from = Infinity, to = -Infinity;
-      for (let s = 0; s < count; s++) {
-        if (!overlaps(s, r)) continue;
-        kept++;
-        from = Math.min(from, start(s));
-        to = Math.max(to, end(s));
-      }
-      const asked = r.from === r.to ? `at ${clock(r.from)}` : `overlapping ${clock(r.from)} – ${clock(r.to)}`;
-      info.textContent = kept
-        ? `${kept} of ${count} ${SLOTS} ${asked}, spanning ${clock(from)} – ${clock(to)} (${secs(to - from)})`
-        : `no part ${asked}`;
-    }
-
-    function pointer(ev) {
-      const rect = cv.getBoundingClientRect();
-      return { x: ev.clientX - rect.left, width: rect.width };
-    }
-    cv.addEventListener('mousedown', (ev) => {
-      const p = pointer(ev);
-      drag = { x: p.x, range: { from: timeOf(p.x, p.width), to: timeOf(p.x, p.width) } };
-      ev.preventDefault();
-    });
-    window.addEventListener('mousemove', (ev) => {
-      if (!drag) return;
-      const p = pointer(ev);
-      const a = timeOf(drag.x, p.width), b = timeOf(p.x, p.width);
-      drag.range = { from: Math.min(a, b), to: Math.max(a, b) };
-      draw(null);
-    });
-    window.addEventListener('mouseup', (ev) => {
-      if (!drag) return;
-      const p = pointer(ev);
-      const moved = Math.abs(p.x - drag.x) >= 3;
-      const at = timeOf(drag.x, p.width);
-      state.range = moved ? drag.range : { from: at, to: at };
-      drag = null;
-      update();
-    });
-    $('strip-clear').addEventListener('click', () => { state.range = null; update(); });
-
-    function describe() {
-      const rect = cv.getBoundingClientRect();
-      return {
-        x: rect.left + window.scrollX, y: rect.top + window.scrollY, w: rect.width, h: rect.height,
-        start_ns: t0, end_ns: t1, slots: count, columns: columns.map((c) => c.ns),
-        range: state.range, text: $('strip-range').textContent,
-      };
-    }
-    return { select, draw, describe };
-  })();
+  let strip = null; // view_strip.js's, set up below
 
   // --- the status line -----------------------------------------------------------------------------
   function renderStatus(shownTotal) {
@@ -983,77 +832,6 @@
   }
   for (const t of TABS) $('tab-' + t).addEventListener('click', () => selectTab(t));
 
-  // --- requests and jobs (the Requests tab) -----------------------------------------------
-  // A click on a slow request, or on a latency bucket, focuses the flame
-  // graph on the samples of the slow requests kept there (their %span).
-  function focusSpans(ids) {
-    if (!ids.length) return;
-    $('tagfocus').value = `%span=^(${ids.map((id) => id.replace(/\./g, '\\.')).join('|')})$`;
-    onControl();
-    selectTab('flame');
-  }
-
-  function setUpRequests() {
-    const req = data.requests;
-    if (!req) return;
-    $('tab-requests').hidden = false;
-    const f2 = (ns) => (ns / 1e6).toFixed(2);
-    const share = (part, whole) => (whole > 0 ? ((part * 100) / whole).toFixed(1) : '0.0');
-    const cell = (v) => `<td class="num">${v}</td>`;
-    // a split's states as shares of its wall time: %queue %cpu %wait %blocked %gc %other
-    const shares = (x) => [x.queue_ns || 0, x.cpu_ns, x.gvl_wait_ns, x.blocked_ns, x.gc_ns, x.other_ns || 0]
-      .map((ns) => cell(share(ns, x.wall_ns))).join('');
-    $('requests-body').innerHTML = req.endpoints.map((e, i) =>
-      `<tr data-endpoint="${i}">${cell(countFormat.format(e.count))}${cell(f2(e.p50_ns))}${cell(f2(e.p90_ns))}` +
-      `${cell(f2(e.p99_ns))}${cell(f2(e.max_ns))}${cell(msFormat.format(e.wall_ns / 1e6))}${shares(e)}` +
-      `<td>${escapeHtml(e.name)}</td></tr>`).join('');
-    $('slow-body').innerHTML = req.slow.map((s) =>
-      `<tr data-span="${s.span}">${cell(f2(s.wall_ns))}${shares(s)}${cell(s.status || '')}${cell(s.span || '-')}<td>${escapeHtml(s.endpoint)}</td>` +
-      `<td>${s.blocked_at ? `${f2(s.longest_block_ns)} ms in ${escapeHtml(s.blocked_at)}` : ''}</td></tr>`).join('');
-    $('slow-body').addEventListener('click', (ev) => {
-      const tr = ev.target.closest('tr[data-span]');
-      if (tr && tr.dataset.span) focusSpans([tr.dataset.span]);
-    });
-    $('requests-body').addEventListener('click', (ev) => {
-      const tr = ev.target.closest('tr[data-endpoint]');
-      if (tr) showHistogram(Number(tr.dataset.endpoint));
-    });
-    if (req.endpoints.length) showHistogram(0);
-  }
-
-  // A latency bucket's lower bound in ns (requests.h: 2% wide from 1 µs).
-  const bucketFrom = (b) => (b > 0 ? 1000 * Math.pow(1.02, b - 1) : 0);
-
-  // One endpoint's latency buckets as bars, every bucket from its fastest
-  // to its slowest one (a log scale of latency, 2% per bar).
-  function showHistogram(i) {
-    const req = data.requests, e = req.endpoints[i];
-    for (const tr of $('requests-body').rows) tr.classList.toggle('chosen', Number(tr.dataset.endpoint) === i);
-    if (!e.hist.length) return;
-    const counts = new Map(e.hist), first = e.hist[0][0], last = e.hist[e.hist.length - 1][0];
-    const most = Math.max(1, ...e.hist.map((h) => h[1]));
-    $('histogram-title').textContent = `${e.name}: ${countFormat.format(e.count)} requests, from ` +
-      `${(bucketFrom(first) / 1e6).toFixed(2)} ms to ${(e.max_ns / 1e6).toFixed(2)} ms (log scale)`;
-    const bars = $('histogram-bars');
-    bars.setAttribute('aria-label', `latency histogram of ${e.name}`);
-    const spans = [];
-    for (let b = first; b <= last; b++) {
-      const n = counts.get(b) || 0;
-      spans.push(`<span data-from="${bucketFrom(b)}" data-to="${bucketFrom(b + 1)}" data-count="${n}" ` +
-        `style="height:${((n * 100) / most).toFixed(1)}%" ` +
-        `title="${(bucketFrom(b) / 1e6).toFixed(3)}–${(bucketFrom(b + 1) / 1e6).toFixed(3)} ms: ${n} requests"></span>`);
-    }
-    bars.innerHTML = spans.join('');
-    bars.onclick = (ev) => {
-      const bar = ev.target.closest('span[data-from]');
-      if (!bar) return;
-      const from = Number(bar.dataset.from), to = Number(bar.dataset.to);
-      focusSpans(req.slow.filter((s) => s.endpoint === e.name && s.span && s.wall_ns >= from && s.wall_ns < to)
-        .map((s) => s.span));
-    };
-    $('histogram').hidden = false;
-  }
-
   $('top-table').querySelector('thead').addEventListener('click', (ev) => {
     const th = ev.target.closest('th');
     if (!th) return;
@@ -1175,14 +953,14 @@
   // What viewer.js lends them: the data and its tables, the samples the
   // filters keep, the formats, and the few actions a view may take.
   const viewContext = {
-    data, $, state, KIND, BASE_FRAMES, hasLines,
+    data, $, state, KIND, BASE_FRAMES, hasLines, diff, UNIT, countFormat, msFormat,
     frameName, frameLabel, framePath, frameKind, frameLine, methodOf, viewFrame, nameOf,
     nodeCount, nodeParent, nodeFrame, leaves, leafCount, setLabels, setSlot, setProcess, threadKey,
     num, val, pct, escapeHtml, prepareCanvas, frameWeights,
     shownTotal: () => shown.total[0],
     untimed: () => lastUntimed, // the leaves every filter but the time range keeps
     layBack, SLOTS,
-    chooseMethod, focusMethod, narrow,
+    chooseMethod, focusMethod, narrow, update,
   };
   // Shows the Sandwich or Source tab of method `f` (any frame of it).
   function chooseMethod(f, tab) {
@@ -1208,12 +986,20 @@
     readControls();
     update();
   }
+  // A tag filter set from a view (a request's %span), shown in the flame graph.
+  function focusTag(expr) {
+    $('tagfocus').value = expr;
+    onControl();
+    selectTab('flame');
+  }
+  viewContext.focusTag = focusTag;
+  strip = rperfStripView(viewContext);
+  rperfRequestsView(viewContext);
   const views = { sandwich: rperfSandwichView(viewContext), source: rperfSourceView(viewContext),
     threads: rperfThreadsView(viewContext) };
   for (const [name, view] of Object.entries(views)) panels.set(name, view.render);
 
   setUpMeasures();
-  setUpRequests();
   fillChoices();
   $('idle-box').hidden = idleThreads.size === 0;
   $('lines-box').hidden = !hasLines;

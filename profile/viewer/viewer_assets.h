@@ -25,5 +25,9 @@ extern const char rp_viewer_source_js[];
 extern const size_t rp_viewer_source_js_len;
 extern const char rp_viewer_threads_js[];
 extern const size_t rp_viewer_threads_js_len;
+extern const char rp_viewer_strip_js[];
+extern const size_t rp_viewer_strip_js_len;
+extern const char rp_viewer_requests_js[];
+extern const size_t rp_viewer_requests_js_len;
 
 #endif
