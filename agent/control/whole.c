@@ -238,6 +238,10 @@ static void say_followed(void)
            "per object at the most); %" PRId64 " sampled objects not followed (RPERF_ALLOC_FOLLOW=%ld)",
            followed, peak, bytes / 1024, peak ? (double)bytes / (double)peak : 0.0,
            rp_allocs_unfollowed(RP_REC_WHOLE), agent.cfg.alloc_follow);
+    double scale = rp_allocs_scale(RP_REC_WHOLE);
+    if (scale > 1.0)
+        rp_log("allocation sampling: the windows saw %.2f%% of the allocations (the hook's cost is paid on "
+               "those only)", 100.0 / scale);
 }
 
 /* RPERF_VERBOSE=1: the summary on stderr. */
