@@ -161,8 +161,9 @@ int rperf_cmd_attach(int argc, char **argv)
     FILE *m = fopen(marker, "w");
     if (m)
         fclose(m);
-    const char *lines[8];
-    int n = rperf_start_lines(&o.rec, session, lines, 4);
+    const char *lines[RPERF_START_LINES_MAX + 3];
+    rperf_start_text text;
+    int n = rperf_start_lines(&o.rec, session, &text, lines);
     snprintf(watch, sizeof(watch), "watch=%ld", (long)getpid());
     lines[n++] = watch;
     if (o.duration) {

@@ -46,8 +46,9 @@ static int start(const rperf_tools *t, const rperf_recording *r, pid_t pid)
     char session[PATH_MAX];
     if (rperf_process_dir(pid, session) != 0)
         return 1;
-    const char *lines[8];
-    lines[rperf_start_lines(r, session, lines, 4)] = NULL;
+    const char *lines[RPERF_START_LINES_MAX + 1];
+    rperf_start_text text;
+    lines[rperf_start_lines(r, session, &text, lines)] = NULL;
     if (rperf_remote(t, r, pid, 10, "start", session, lines, NULL, 0) != 0) {
         rperf_remove_tree(session);
         return 1;

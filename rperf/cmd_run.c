@@ -203,9 +203,7 @@ static char **command_env(const struct run_options *o, const rperf_tools *t, con
 
 static bool dir_is_empty(const char *dir)
 {
-    char pattern[PATH_MAX + 4];
-    snprintf(pattern, sizeof(pattern), "%s", dir);
-    DIR *d = opendir(pattern);
+    DIR *d = opendir(dir);
     if (!d)
         return true;
     struct dirent *e;

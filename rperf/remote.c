@@ -133,19 +133,22 @@ int rperf_ask(const rperf_tools *t, const rperf_recording *r, pid_t pid, int wai
     return rc;
 }
 
-int rperf_start_lines(const rperf_recording *r, const char *dir, const char *lines[], int max)
+int rperf_start_lines(const rperf_recording *r, const char *dir, rperf_start_text *text, const char *lines[])
 {
-    static char buf[4][PATH_MAX + 16];
     int n = 0;
-    snprintf(buf[0], sizeof(buf[0]), "dir=%s", dir);
-    snprintf(buf[1], sizeof(buf[1]), "mode=%s", r->mode);
-    snprintf(buf[2], sizeof(buf[2]), "frequency=%s", r->frequency);
-    lines[n++] = buf[0];
-    lines[n++] = buf[1];
-    lines[n++] = buf[2];
-    if (r->alloc && n < max) {
-        snprintf(buf[3], sizeof(buf[3]), "alloc=%s", r->alloc);
-        lines[n++] = buf[3];
+    snprintf(text->line[n], sizeof(text->line[n]), "dir=%s", dir);
+    lines[n] = text->line[n];
+    n++;
+    snprintf(text->line[n], sizeof(text->line[n]), "mode=%s", r->mode);
+    lines[n] = text->line[n];
+    n++;
+    snprintf(text->line[n], sizeof(text->line[n]), "frequency=%s", r->frequency);
+    lines[n] = text->line[n];
+    n++;
+    if (r->alloc) {
+        snprintf(text->line[n], sizeof(text->line[n]), "alloc=%s", r->alloc);
+        lines[n] = text->line[n];
+        n++;
     }
     return n;
 }

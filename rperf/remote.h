@@ -53,8 +53,14 @@ int rperf_remote(const rperf_tools *t, const rperf_recording *r, pid_t pid, int 
 int rperf_ask(const rperf_tools *t, const rperf_recording *r, pid_t pid, int wait_s, const char *verb, char *answer,
               size_t size);
 
-/* The recording's start lines: dir=, mode=, frequency= and alloc=. */
-int rperf_start_lines(const rperf_recording *r, const char *dir, const char *lines[], int max);
+/* The recording's start lines — dir=, mode=, frequency= and alloc= —
+ * written into `text` and pointed to from lines[] (room for
+ * RPERF_START_LINES_MAX). Returns how many. */
+#define RPERF_START_LINES_MAX 4
+typedef struct rperf_start_text {
+    char line[RPERF_START_LINES_MAX][PATH_MAX + 16];
+} rperf_start_text;
+int rperf_start_lines(const rperf_recording *r, const char *dir, rperf_start_text *text, const char *lines[]);
 
 /* The session's profiles, merged, into r->output. Returns 0 or 1. */
 int rperf_write_output(const rperf_recording *r, const char *session);

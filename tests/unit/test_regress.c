@@ -118,12 +118,7 @@ static void test_one_run_each_names_none_and_says_so(void **state)
     assert_int_equal(rp_regress_compute(&g), 0);
     assert_int_equal(g.found_count, 0);
     char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    rp_out *out = rp_out_stream(mem, false);
-    assert_int_equal(rp_regress_write(out, &g, false), 0);
-    rp_out_close(out);
-    fclose(mem);
+    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_regress_write(out, &g, false), 0));
     assert_non_null(strstr(text, "no method can be called significant"));
     free(text);
     rp_regress_free(&g);

@@ -32,12 +32,7 @@ static void make_profile(rp_profile *p)
 static char *render(const rp_profile *p, const char *method, bool callers, bool callees, int *rc)
 {
     char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    rp_out *out = rp_out_stream(mem, false);
-    *rc = rp_sandwich_write(p, out, method, callers, callees);
-    rp_out_close(out);
-    fclose(mem);
+    CAPTURE_OUTPUT(text, out, *rc = rp_sandwich_write(p, out, method, callers, callees));
     return text;
 }
 
