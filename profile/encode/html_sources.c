@@ -10,17 +10,55 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../common/stack_table.h"
 #include "../../common/vec.h"
 
-/* The files whose lines the profile weighs: paths of frames with a line
+/* Per string id: the weight of the samples with a frame in that file
+ * (each sample once), or NULL when out of memory. */
+static int64_t *weight_per_path(const rp_profile *p)
+{
+    size_t n = p->strings.count ? p->strings.count : 1;
+    int64_t *weight = rp_calloc_array(n, sizeof(*weight));
+    size_t *stamp = rp_calloc_array(n, sizeof(*stamp));
+    for (size_t i = 0; weight && stamp && i < p->samples.count; i++) {
+        const rp_sample *s = &p->samples.samples[i];
+        uint32_t depth;
+        const uint32_t *frames = rp_stack_table_get(&p->stacks, s->stack, &depth);
+        for (uint32_t d = 0; d < depth; d++) {
+            uint32_t path = p->frames[frames[d]].path;
+            if (stamp[path] != i + 1) {
+                stamp[path] = i + 1;
+                rp_add_saturating(&weight[path], s->weight);
+            }
+        }
+    }
+    free(stamp);
+    if (!stamp) {
+        free(weight);
+        return NULL;
+    }
+    return weight;
+}
+
+static const int64_t *sorting_weight;
+
+static int heavier_path(const void *a, const void *b)
+{
+    int64_t x = sorting_weight[*(const uint32_t *)a], y = sorting_weight[*(const uint32_t *)b];
+    return x != y ? (x > y ? -1 : 1) : 0;
+}
+
+/* The files whose lines the profile weighs — paths of frames with a line
  * that name a file ("<C method>", "<internal:...>" and "(eval)" do not),
- * each once. Returns the count of ids written into a malloc'd *out. */
+ * each once — heaviest first. Returns the count of ids written into a
+ * malloc'd *out (NULL when out of memory). */
 static size_t source_paths(const rp_profile *p, uint32_t **out)
 {
     uint8_t *seen = rp_calloc_array(p->strings.count ? p->strings.count : 1, 1);
     uint32_t *paths = rp_alloc_array(p->frame_count ? p->frame_count : 1, sizeof(*paths));
+    int64_t *weight = weight_per_path(p);
     size_t count = 0;
-    for (size_t f = 0; seen && paths && f < p->frame_count; f++) {
+    for (size_t f = 0; seen && paths && weight && f < p->frame_count; f++) {
         uint32_t path = p->frames[f].path;
         if (p->frames[f].line <= 0 || seen[path])
             continue;
@@ -29,7 +67,15 @@ static size_t source_paths(const rp_profile *p, uint32_t **out)
         if (*name && *name != '<' && *name != '(')
             paths[count++] = path;
     }
+    if (seen && paths && weight) {
+        sorting_weight = weight;
+        qsort(paths, count, sizeof(*paths), heavier_path);
+    } else {
+        free(paths);
+        paths = NULL;
+    }
     free(seen);
+    free(weight);
     *out = paths;
     return paths ? count : 0;
 }

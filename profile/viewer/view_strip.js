@@ -43,8 +43,7 @@ function rperfStripView(v) {
 
   const timeOf = (x, width) => t0 + (Math.min(Math.max(x, 0), width) / width) * span;
   const xOf = (t, width) => ((t - t0) / span) * width;
-  // Slot times count from data.slots_origin_ns (a Unix time in ns).
-  const clock = (ns) => new Date(data.slots_origin_ns / 1e6 + ns / 1e6).toLocaleTimeString('en-GB', { hour12: false });
+  const clock = v.slotClock;
   const secs = (ns) => (ns >= 60e9 ? `${(ns / 60e9).toFixed(1)} min` : `${(ns / 1e9).toFixed(1)} s`);
 
   // Each thread's time, laid back along the run (layBack), as stretches.

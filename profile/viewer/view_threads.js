@@ -44,7 +44,7 @@ function rperfThreadsView(v) {
   let t0 = Infinity, t1 = -Infinity;
   for (let s = 0; s < count; s++) { t0 = Math.min(t0, start(s)); t1 = Math.max(t1, start(s) + duration(s)); }
   const span = Math.max(t1 - t0, 1);
-  const clock = (ns) => new Date(v.data.slots_origin_ns / 1e6 + ns / 1e6).toLocaleTimeString('en-GB', { hour12: false });
+  const clock = v.slotClock;
   let tracks = [], segments = [], hover = null, leafIdx = [];
 
   // Per track (a thread, or a process's threads together): the weight of

@@ -683,6 +683,8 @@
   // What the slots are called: the files' parts, or stretches of time
   // within a recording (load.h).
   const SLOTS = data.slots_are || 'parts';
+  // A slot time (ns from data.slots_origin_ns, a Unix time) as a clock time.
+  const slotClock = (ns) => new Date(data.slots_origin_ns / 1e6 + ns / 1e6).toLocaleTimeString('en-GB', { hour12: false });
   const slotStart = (s) => data.slots[2 * s], slotEnd = (s) => data.slots[2 * s] + data.slots[2 * s + 1];
   const slotsBack = [...Array((data.slots || []).length / 2).keys()].sort((a, b) => slotStart(b) - slotStart(a) || b - a);
   const runStart = slotsBack.length ? Math.min(...slotsBack.map(slotStart)) : 0;
@@ -959,7 +961,7 @@
     num, val, pct, escapeHtml, prepareCanvas, frameWeights,
     shownTotal: () => shown.total[0],
     untimed: () => lastUntimed, // the leaves every filter but the time range keeps
-    layBack, SLOTS,
+    layBack, SLOTS, slotClock,
     chooseMethod, focusMethod, narrow, update,
   };
   // Shows the Sandwich or Source tab of method `f` (any frame of it).
