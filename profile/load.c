@@ -406,45 +406,61 @@ static int add_slot(rp_load_facts *f, int64_t start_ns, int64_t duration_ns, cha
     return 0;
 }
 
+/* A file's run cut into stretches of time: `count` of `width` ns from
+ * `start`, the last cut at `end`. */
+typedef struct stretches {
+    int64_t start, end, width;
+    size_t count;
+} stretches;
+
+static stretches stretches_of(const rp_meta *m)
+{
+    int64_t duration = m->duration_ns > 0 ? m->duration_ns : 1;
+    int64_t width = duration / RP_LOAD_TIME_STRETCHES;
+    if (width < RP_LOAD_STRETCH_MIN_NS)
+        width = RP_LOAD_STRETCH_MIN_NS;
+    return (stretches){m->start_time_ns, m->start_time_ns + duration, width, (size_t)((duration + width - 1) / width)};
+}
+
+/* The stretch a sample taken at `t` ended in: one without a time (0) or
+ * past the end, the last. */
+static size_t stretch_of(const stretches *s, int64_t t)
+{
+    if (t == 0 || t >= s->end)
+        return s->count - 1;
+    return t <= s->start ? 0 : (size_t)((t - s->start) / s->width);
+}
+
 /* A file whose raw samples say when they were taken, with its time slots:
- * a slot per stretch of it that has samples (a sample belongs where it
- * ended; one without a time, to the last). Everything but its time
+ * a slot per stretch of it that has samples. Everything but its time
  * samples is committed with the first slot. */
 static void commit_timed(struct loader *l, rp_merge_pending *file, const char *path)
 {
     rp_load_facts *f = &l->merged->load;
-    int64_t start = file->meta.start_time_ns, duration = file->meta.duration_ns > 0 ? file->meta.duration_ns : 1;
-    int64_t width = duration / RP_LOAD_TIME_STRETCHES;
-    if (width < RP_LOAD_STRETCH_MIN_NS)
-        width = RP_LOAD_STRETCH_MIN_NS;
-    size_t stretches = (size_t)((duration + width - 1) / width), n = file->counts[RP_MEASURE_TIME];
-    size_t *first = rp_calloc_array(stretches + 1, sizeof(*first));
+    stretches st = stretches_of(&file->meta);
+    size_t n = file->counts[RP_MEASURE_TIME];
+    /* The samples by stretch (a counting sort): stretch b's are
+     * sorted[first[b]] .. sorted[first[b + 1] - 1]. */
+    size_t *first = rp_calloc_array(st.count + 1, sizeof(*first));
+    size_t *at = rp_alloc_array(st.count, sizeof(*at));
     rp_sample *sorted = rp_alloc_array(n ? n : 1, sizeof(*sorted));
     char err[RP_MERGE_ERROR_MAX] = "out of memory", slot[24];
-    int rc = first && sorted ? 0 : -1;
-    size_t *at = NULL;
-#define STRETCH_OF(i)                                                                                     \
-    (file->times[i] == 0 || file->times[i] - start >= duration ? stretches - 1                           \
-     : file->times[i] <= start                                 ? 0                                       \
-                                                               : (size_t)((file->times[i] - start) / width))
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        first[STRETCH_OF(i) + 1]++;
-    for (size_t b = 0; rc == 0 && b < stretches; b++)
-        first[b + 1] += first[b];
-    if (rc == 0 && !(at = rp_alloc_array(stretches ? stretches : 1, sizeof(*at))))
-        rc = -1;
+    int rc = first && at && sorted ? 0 : -1;
     if (rc == 0) {
-        memcpy(at, first, stretches * sizeof(*at));
         for (size_t i = 0; i < n; i++)
-            sorted[at[STRETCH_OF(i)]++] = file->samples[RP_MEASURE_TIME][i];
+            first[stretch_of(&st, file->times[i]) + 1]++;
+        for (size_t b = 0; b < st.count; b++)
+            first[b + 1] += first[b];
+        memcpy(at, first, st.count * sizeof(*at));
+        for (size_t i = 0; i < n; i++)
+            sorted[at[stretch_of(&st, file->times[i])]++] = file->samples[RP_MEASURE_TIME][i];
     }
-#undef STRETCH_OF
     bool committed = false;
-    for (size_t b = 0; rc == 0 && b < stretches; b++) {
-        if (first[b + 1] == first[b] && (committed || b + 1 < stretches))
-            continue;
-        int64_t from = start + (int64_t)b * width;
-        if ((rc = add_slot(f, from, (from + width < start + duration ? width : start + duration - from), slot)) != 0)
+    for (size_t b = 0; rc == 0 && b < st.count; b++) {
+        if (first[b + 1] == first[b] && (committed || b + 1 < st.count))
+            continue; /* an empty stretch; the last one all the same when nothing was committed */
+        int64_t from = st.start + (int64_t)b * st.width;
+        if ((rc = add_slot(f, from, from + st.width < st.end ? st.width : st.end - from, slot)) != 0)
             break;
         if (!committed) {
             size_t keep = file->counts[RP_MEASURE_TIME];

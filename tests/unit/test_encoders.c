@@ -21,6 +21,8 @@
 
 static const rp_encode_opts default_options = {.top = 50};
 
+RP_TEST_TMPDIR("rperf-encoders")
+
 /* --- a tiny protobuf reader ------------------------------------------- */
 
 struct pb_cursor {
@@ -517,10 +519,9 @@ static void test_html_time_slots(void **state)
 static void test_html_sources(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/rperf-sources-XXXXXX", path[128], gone[160], frame[200], gone_frame[200];
-    assert_non_null(mkdtemp(dir));
-    snprintf(path, sizeof(path), "%s/app.rb", dir);
-    snprintf(gone, sizeof(gone), "%s/gone.rb", dir);
+    char path[256], gone[256], frame[300], gone_frame[300];
+    snprintf(path, sizeof(path), "%s", tmp_path("app.rb"));
+    snprintf(gone, sizeof(gone), "%s", tmp_path("gone.rb"));
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs("def work\r\n  x = 1 # <script>\n  x + 1\nend", f);
@@ -568,8 +569,6 @@ static void test_html_sources(void **state)
     json_decref(data);
     free(page);
     rp_profile_free(&p);
-    unlink(path);
-    rmdir(dir);
 }
 
 /* A page that folds light call paths carries each method's exact self
@@ -698,5 +697,5 @@ int main(void)
         cmocka_unit_test(test_speedscope),
         cmocka_unit_test(test_format_rules),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
