@@ -1,0 +1,176 @@
+# tests/bench/driver/cmd_alloc.rb — `scripts/bench alloc [RUNS]`: what
+# allocation sampling (RPERF_ALLOC) costs on two allocation-heavy
+# workloads, in run time and in callgrind's instruction counts: without
+# the agent, with it, at the default rate following sampled objects or
+# not, in window mode; per sampled allocation and per allocation not
+# sampled; memory per followed object; beside a NEWOBJ hook that does
+# nothing, stackprof's object mode and vernier's allocation tracking.
+module Bench
+  module Alloc
+    RATE = 128 # RP_ALLOC_RATE_DEFAULT (agent/base/config.h)
+    NAMES = %w[plain noop-hook agent agent-alloc agent-alloc-nofollow agent-window stackprof vernier
+               vernier-retained].freeze
+
+    # The command prefix (environment and interpreter) of a configuration,
+    # or nil when it cannot run here.
+    def self.config(name)
+      agent = Bench.agent_env("alloc-session")
+      other = ->(lib, as) { lib && [RUBY, "-I", lib, Bench.src("alloc_other.rb"), as, RATE.to_s] }
+      case name
+      when "plain" then [RUBY]
+      when "noop-hook" then [RUBY, "-r", Bench.workload_so, Bench.src("alloc_other.rb"), "noop-hook", "0"]
+      when "agent" then [agent, RUBY]
+      when "agent-alloc" then [agent.merge("RPERF_ALLOC" => RATE.to_s), RUBY]
+      when "agent-alloc-nofollow" then [agent.merge("RPERF_ALLOC" => RATE.to_s, "RPERF_ALLOC_FOLLOW" => "0"), RUBY]
+      when "agent-window" then [agent.merge("RPERF_ALLOC" => "window"), RUBY]
+      when "agent-every" then [agent.merge("RPERF_ALLOC" => "1", "RPERF_ALLOC_FOLLOW" => "0"), RUBY]
+      when "agent-never" then [agent.merge("RPERF_ALLOC" => "100000000", "RPERF_ALLOC_FOLLOW" => "0"), RUBY]
+      when "stackprof" then other.(Bench.peers.stackprof, "stackprof")
+      when "vernier" then other.(Bench.peers.vernier, "vernier")
+      when "vernier-retained" then other.(Bench.peers.vernier, "vernier-retained")
+      end
+    end
+
+    # Wall ms of each configuration of NAMES that can run, RUNS runs
+    # interleaved: { name => [ms...] }.
+    def self.walls(runs, names, workload)
+      walls = Hash.new { |h, k| h[k] = [] }
+      runs.times do
+        names.each do |name|
+          cmd = config(name) or next
+          walls[name] << Bench.measure(*cmd, *workload).wall
+          Bench.forget("alloc-session")
+        end
+      end
+      walls
+    end
+
+    def self.table(runs)
+      printf("  %-22s", "workload")
+      NAMES.each { printf(" %22s", _1) }
+      puts
+      [%w[alloc.rb 600000], %w[alloc_app.rb 100000]].each do |w|
+        walls = walls(runs, NAMES, [Bench.src(w[0]), *w[1..]])
+        plain = Bench.median(walls["plain"])
+        plain_min = walls["plain"].min
+        printf("  %-22s", w.join(" "))
+        NAMES.each do |name|
+          next printf(" %22s", "-") if walls[name].empty?
+          m = Bench.median(walls[name])
+          printf(" %22s", format("%.0f (%.2f, min %.2f)", m, m / plain, walls[name].min / plain_min))
+        end
+        puts
+      end
+      puts
+    end
+
+    # Per allocation, from the fastest runs: every one sampled against
+    # none sampled (the hook on), and none sampled against no hook;
+    # objects not followed.
+    def self.per_allocation(runs)
+      counter = 'ARGV.replace(%w[600000]); b = GC.stat(:total_allocated_objects)
+                 load ENV["W"]; print GC.stat(:total_allocated_objects) - b'
+      n = Bench.capture({ "W" => Bench.src("alloc.rb") }, RUBY, "-e", counter).to_i
+      walls = walls(runs, %w[agent agent-never agent-every], [Bench.src("alloc.rb"), "600000"])
+      agent, never, every = %w[agent agent-never agent-every].map { walls[_1].min }
+      printf("  alloc.rb 600000: %d allocations. Hook on, none sampled: %+.0f ns per allocation;\n", n,
+             (never - agent) * 1e6 / n)
+      printf("  every one sampled (stack captured and folded): %.2f us per sampled allocation\n", (every - never) * 1e3 / n)
+    end
+
+    # The instructions callgrind counts running CMD, and what CMD said on
+    # its standard error.
+    def self.callgrind(cmd)
+      env, argv = Bench.split_env(cmd)
+      err, = Bench.capture_err(env, "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv)
+      Bench.forget("alloc-session")
+      [err[/Collected : (\d+)/, 1].to_i, err]
+    end
+
+    def self.instructions(cmd) = callgrind(cmd).first
+
+    # What one allocation costs in instructions (callgrind), in each
+    # configuration: the workload against the same run with no allocation
+    # (argument 0), so that each configuration's own start-up cancels out.
+    def self.instruction_counts
+      return puts("  (no valgrind: instruction counts left out)") unless Bench.which?("valgrind")
+      objects = Bench.work("objects.rb")
+      File.write(objects, "n = Integer(ARGV.fetch(0)); GC.start; n.times { Object.new }\n")
+      [[objects, "1000000", 1_000_000, "1 M Object.new"],
+       [Bench.src("alloc.rb"), "100000", 500_000, "alloc.rb 100000, 500 k allocations and their minor GCs"]]
+        .each do |script, arg, allocations, what|
+        cells = %w[plain noop-hook agent-never agent-alloc agent-alloc-nofollow stackprof].filter_map do |name|
+          cmd = config(name) or next
+          per = (instructions([*cmd, script, arg]) - instructions([*cmd, script, "0"])).fdiv(allocations)
+          format(" %s %.0f", name, per)
+        end
+        puts "  instructions per allocation (callgrind, #{what}):#{cells.join(",")}"
+      end
+      puts <<~TEXT.gsub(/^/, "  ")
+        (the run with the argument 0 taken away, so that start-up cancels out; agent-never: the
+        hook installed, no allocation sampled: the countdown alone; agent-alloc: the default
+        rate, following the sampled objects)
+      TEXT
+    end
+
+    # Window mode against time only, in instructions: the workload's own
+    # (the run with argument 0 taken away), in three runs of each, and the
+    # share of allocations the windows saw. Under valgrind the program
+    # runs some 50 times slower by the wall clock that opens the windows:
+    # they see the same share of its work, but a run meets 50 times more
+    # windows per unit of work than natively, so what each window costs
+    # by itself (installing and removing the hook) weighs 50 times more
+    # here: an upper bound of the native cost.
+    def self.window_instructions
+      [[Bench.src("alloc.rb"), "100000"], [Bench.src("alloc_app.rb"), "20000"]].each do |script, arg|
+        own = lambda do |cmd|
+          count, err = callgrind([*cmd, script, arg])
+          [count - instructions([*cmd, script, "0"]), err[/windows saw ([0-9.]+%)/, 1]]
+        end
+        runs = Array.new(3) do
+          [own.(config("agent")).first, own.(Bench.with_env(config("agent-window"), "RPERF_VERBOSE" => "1"))]
+        end
+        costs = runs.map { |time_only, (window, _)| 100.0 * (window - time_only) / time_only }
+        printf("  window mode over time only (callgrind, %s %s): %s; the windows saw %s of the allocations\n",
+               File.basename(script), arg, costs.map { format("%+.2f%%", _1) }.join(" "), runs.map { _1[1][1] }.join(" "))
+      end
+    end
+
+    # The agent's RPERF_VERBOSE line about allocation sampling on
+    # alloc.rb with RPERF_ALLOC=SETTING and containing WORDS, without its
+    # prefix.
+    def self.verbose_line(setting, words)
+      env = Bench.agent_env("alloc-session", RPERF_VERBOSE: 1, RPERF_ALLOC: setting)
+      err, = Bench.capture_err(env, RUBY, Bench.src("alloc.rb"), "600000")
+      Bench.forget("alloc-session")
+      line = err.lines.find { _1.include?(words) }.to_s.chomp
+      line.delete_prefix("rperf: allocation sampling: ")
+    end
+
+    def self.run(runs)
+      Bench.workload_so
+      Bench.peers
+      puts <<~TEXT
+        Allocation sampling: median wall ms of #{runs} runs each (configurations interleaved), its
+        ratio to the unprofiled run's, and the ratio of the fastest runs (the least disturbed by the
+        machine's noise). agent: cpu mode at 1000 Hz; +alloc: RPERF_ALLOC=#{RATE}
+        (the default), following sampled objects (RPERF_ALLOC_FOLLOW=100000) or not (=0);
+        window: RPERF_ALLOC=window (the hook in 10 ms windows about every second);
+        stackprof: object mode, interval #{RATE}; vernier: allocation_interval #{RATE};
+        vernier retained: trace_retained (every object). noop-hook: no profiler, a NEWOBJ hook that
+        does nothing (what Ruby's allocation path costs with any object hook installed).
+
+      TEXT
+      table(runs)
+      per_allocation(runs)
+      instruction_counts
+      window_instructions if Bench.which?("valgrind")
+      puts "  memory, RPERF_ALLOC=16 on alloc.rb: #{verbose_line(16, "allocation sampling:")}"
+      # The window mode's share of allocations through the hook: what its
+      # timed cost, below this machine's noise, is made of.
+      puts "  window mode on alloc.rb: #{verbose_line("window", "windows saw")}"
+    end
+  end
+
+  command("alloc") { |runs = nil| Alloc.run(count(runs, 7, "RUNS")) }
+end
