@@ -225,6 +225,15 @@ static void say_capped(const rp_aggregate *agg)
                agg->capped, (double)agg->capped_weight / 1e6, agent.cfg.max_stacks);
 }
 
+/* RPERF_VERBOSE: how often a captured frame had to be named anew. */
+static void say_frame_names(void)
+{
+    uint64_t looked_up, named;
+    rp_frame_capture_counts(&looked_up, &named);
+    rp_log("frame names: %" PRIu64 " frames looked up, %" PRIu64 " named anew (%.1f%%)", looked_up, named,
+           looked_up ? 100.0 * (double)named / (double)looked_up : 0.0);
+}
+
 /* RPERF_VERBOSE with RPERF_ALLOC: the objects followed at the end and
  * what following them costs in memory. */
 static void say_followed(void)
@@ -308,6 +317,7 @@ void rp_whole_end_whole_profile(bool at_end)
     bool wrote = rp_writer_build(&req, &profile) == 0;
     if (agent.cfg.verbose) {
         say_capped(rp_aggregator_tables(RP_REC_WHOLE));
+        say_frame_names();
         if (agent.cfg.interval)
             say_pauses();
     }

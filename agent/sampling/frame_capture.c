@@ -13,7 +13,11 @@
  * major GCs, which changes less often. A capture made while a marking is
  * in progress (Ruby marks a major GC incrementally, between stretches of
  * the program) has no such promise — the object may drop out of reach
- * before the marking finishes — and is not cached; nor is one made
+ * before the marking finishes and be freed by the sweep that follows —
+ * but nothing is freed before that sweep: its entry serves while the
+ * same marking lasts. (A program that allocates nothing after a major GC
+ * began stays in its marking: without those entries, every sample of it
+ * named every frame again, 1-2 us more a sample.) No entry is made
  * inside GC. Both counts are Ruby's own, whichever Ractor's thread runs
  * the GC.
  */
@@ -39,6 +43,7 @@ typedef struct cache_entry {
 } cache_entry;
 
 static cache_entry cache[CACHE_SLOTS];
+static uint64_t looked_up, named; /* frames looked up, and named anew (RPERF_VERBOSE) */
 
 static uint32_t capped_name = RP_IDX_NONE;
 static VALUE sym_state = Qnil, sym_marking = Qnil;
@@ -180,9 +185,16 @@ static uint32_t resolve(VALUE frame)
 
 /* --- the cache ----------------------------------------------------------- */
 
-/* The tags an entry made now would get, young and old. */
+/* An entry's tag: the count it holds for, shifted, and its kind. */
+enum { TAG_YOUNG = 0, TAG_OLD = 1, TAG_MARKING = 2, TAG_KIND = 3 };
+
+/* The tags an entry made now would get. Whether a marking is in progress
+ * is asked of Ruby only when an entry needs it (a miss, or an entry made
+ * during a marking): one capture asks once at most. */
 typedef struct tags {
     uint64_t young, old;
+    size_t count;
+    int marking; /* -1: not asked yet */
 } tags;
 
 static tags tags_now(void)
@@ -192,23 +204,55 @@ static tags tags_now(void)
         seen_count = count;
         seen_major = rp_gc_watch_majors();
     }
-    return (tags){(uint64_t)count << 1, (uint64_t)seen_major << 1 | 1};
+    return (tags){(uint64_t)count << 2 | TAG_YOUNG, (uint64_t)seen_major << 2 | TAG_OLD, count, -1};
 }
 
-/* Whether an entry made now holds until its tag changes. */
-static bool may_cache(void)
+static bool marking_now(tags *now)
 {
-    return !rb_during_gc() && rb_gc_latest_gc_info(sym_state) != sym_marking;
+    if (now->marking < 0)
+        now->marking = rb_gc_latest_gc_info(sym_state) == sym_marking;
+    return now->marking;
 }
 
-static uint32_t name_of(VALUE frame, tags now)
+/* The tag an entry of this kind must have to serve now. An entry made
+ * during a marking serves while that marking lasts: nothing is freed
+ * before the sweep that follows it. */
+static uint64_t tag_that_serves(uint64_t tag, tags *now)
+{
+    switch (tag & TAG_KIND) {
+    case TAG_OLD:
+        return now->old;
+    case TAG_MARKING:
+        return marking_now(now) ? (uint64_t)now->count << 2 | TAG_MARKING : ~tag;
+    default:
+        return now->young;
+    }
+}
+
+/* The tag of an entry made now for `frame`, into *tag; false when none
+ * may be made (inside GC, where what is alive is being decided). */
+static bool tag_for(VALUE frame, tags *now, uint64_t *tag)
+{
+    if (rb_during_gc())
+        return false;
+    if (marking_now(now))
+        *tag = (uint64_t)now->count << 2 | TAG_MARKING;
+    else
+        *tag = RB_OBJ_PROMOTED_RAW(frame) ? now->old : now->young;
+    return true;
+}
+
+static uint32_t name_of(VALUE frame, tags *now)
 {
     cache_entry *e = &cache[rp_hash_mix64((uint64_t)frame) & (CACHE_SLOTS - 1)];
-    if (e->frame == frame && e->tag == ((e->tag & 1) ? now.old : now.young))
+    looked_up++;
+    if (e->frame == frame && e->tag == tag_that_serves(e->tag, now))
         return e->name;
+    named++;
     uint32_t name = resolve(frame);
-    if (name != RP_IDX_NONE && may_cache())
-        *e = (cache_entry){frame, RB_OBJ_PROMOTED_RAW(frame) ? now.old : now.young, name};
+    uint64_t tag;
+    if (name != RP_IDX_NONE && tag_for(frame, now, &tag))
+        *e = (cache_entry){frame, tag, name};
     return name;
 }
 
@@ -221,11 +265,17 @@ int rp_frame_capture(int start, int limit, uint32_t *names, int *lines)
     tags now = tags_now();
     for (int i = 0; i < depth; i++) {
         /* a recursion repeats its frame: no second look-up */
-        names[i] = i > 0 && frames[i] == frames[i - 1] ? names[i - 1] : name_of(frames[i], now);
+        names[i] = i > 0 && frames[i] == frames[i - 1] ? names[i - 1] : name_of(frames[i], &now);
         if (names[i] == RP_IDX_NONE)
             return 0;
     }
     return depth > 0 ? depth : 0;
+}
+
+void rp_frame_capture_counts(uint64_t *frames_looked_up, uint64_t *frames_named)
+{
+    *frames_looked_up = looked_up;
+    *frames_named = named;
 }
 
 uint32_t rp_frame_capture_capped(void)

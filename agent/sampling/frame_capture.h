@@ -15,8 +15,9 @@
  * and an old one (promoted) not before the next major GC, which is also
  * the only GC that moves objects (compaction). An entry is tagged with
  * the GC count (young object) or the major GC count (old object) of the
- * moment it was made, and serves only while that count holds; entries are
- * never made during a GC.
+ * moment it was made, and serves only while that count holds; one made
+ * while an incremental marking is in progress serves only while that
+ * marking lasts; entries are never made during a GC.
  *
  * Context: a Ruby thread holding the GVL, in the capture contexts (the
  * sampling job, the GVL and GC hooks, the allocation hook inside an
@@ -44,5 +45,9 @@ int rp_frame_capture(int start, int limit, uint32_t *names, int *lines);
  * (aggregator.h), and its name. */
 #define RP_CAPPED_FRAME_NAME "[truncated: too many stacks]"
 uint32_t rp_frame_capture_capped(void);
+
+/* How many frames the captures looked up in the cache, and how many of
+ * them were named anew (a miss: the names read from Ruby), since start. */
+void rp_frame_capture_counts(uint64_t *frames_looked_up, uint64_t *frames_named);
 
 #endif
