@@ -130,18 +130,23 @@ module Bench
         runs = Array.new(3) do
           [own.(config("agent")).first, own.(Bench.with_env(config("agent-window"), "RPERF_VERBOSE" => "1"))]
         end
-        costs = runs.map { |time_only, (window, _)| 100.0 * (window - time_only) / time_only }
-        printf("  window mode over time only (callgrind, %s %s): %s; the windows saw %s of the allocations\n",
-               File.basename(script), arg, costs.map { format("%+.2f%%", _1) }.join(" "), runs.map { _1[1][1] }.join(" "))
+        cells = runs.map do |time_only, (window, seen)|
+          cost = 100.0 * (window - time_only) / time_only
+          [format("%+.2f%% with %s of the allocations in windows", cost, seen || "?"), seen && cost / seen.to_f]
+        end
+        per_point = cells.filter_map(&:last)
+        printf("  window mode over time only (callgrind, %s %s): %s; %s%% of cost per 1%% of the allocations seen\n",
+               File.basename(script), arg, cells.map(&:first).join(", "),
+               per_point.empty? ? "?" : format("%.2f-%.2f", per_point.min, per_point.max))
       end
     end
 
-    # The agent's RPERF_VERBOSE line about allocation sampling on
-    # alloc.rb with RPERF_ALLOC=SETTING and containing WORDS, without its
+    # The agent's RPERF_VERBOSE line about allocation sampling on a
+    # workload with RPERF_ALLOC=SETTING and containing WORDS, without its
     # prefix.
-    def self.verbose_line(setting, words)
+    def self.verbose_line(setting, words, workload = %w[alloc.rb 600000])
       env = Bench.agent_env("alloc-session", RPERF_VERBOSE: 1, RPERF_ALLOC: setting)
-      err, = Bench.capture_err(env, RUBY, Bench.src("alloc.rb"), "600000")
+      err, = Bench.capture_err(env, RUBY, Bench.src(workload[0]), *workload[1..])
       Bench.forget("alloc-session")
       line = err.lines.find { _1.include?(words) }.to_s.chomp
       line.delete_prefix("rperf: allocation sampling: ")
@@ -168,7 +173,10 @@ module Bench
       puts "  memory, RPERF_ALLOC=16 on alloc.rb: #{verbose_line(16, "allocation sampling:")}"
       # The window mode's share of allocations through the hook: what its
       # timed cost, below this machine's noise, is made of.
-      puts "  window mode on alloc.rb: #{verbose_line("window", "windows saw")}"
+      # (runs of some 3 s: a window about every second)
+      [%w[alloc.rb 3000000], %w[alloc_app.rb 500000]].each do |w|
+        puts "  window mode on #{w.join(" ")}: #{verbose_line("window", "windows saw", w)}"
+      end
     end
   end
 
