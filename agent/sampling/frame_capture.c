@@ -17,7 +17,8 @@
  * but nothing is freed before that sweep: its entry serves while the
  * same marking lasts. (A program that allocates nothing after a major GC
  * began stays in its marking: without those entries, every sample of it
- * named every frame again, 1-2 us more a sample.) No entry is made
+ * named every frame again — 83% of the look-ups in tests/e2e/
+ * frame_cache.sh, 3.6% with them.) No entry is made
  * inside GC. Both counts are Ruby's own, whichever Ractor's thread runs
  * the GC.
  */
@@ -192,8 +193,7 @@ enum { TAG_YOUNG = 0, TAG_OLD = 1, TAG_MARKING = 2, TAG_KIND = 3 };
  * is asked of Ruby only when an entry needs it (a miss, or an entry made
  * during a marking): one capture asks once at most. */
 typedef struct tags {
-    uint64_t young, old;
-    size_t count;
+    uint64_t young, old, in_marking;
     int marking; /* -1: not asked yet */
 } tags;
 
@@ -204,7 +204,8 @@ static tags tags_now(void)
         seen_count = count;
         seen_major = rp_gc_watch_majors();
     }
-    return (tags){(uint64_t)count << 2 | TAG_YOUNG, (uint64_t)seen_major << 2 | TAG_OLD, count, -1};
+    return (tags){(uint64_t)count << 2 | TAG_YOUNG, (uint64_t)seen_major << 2 | TAG_OLD,
+                  (uint64_t)count << 2 | TAG_MARKING, -1};
 }
 
 static bool marking_now(tags *now)
@@ -223,7 +224,7 @@ static uint64_t tag_that_serves(uint64_t tag, tags *now)
     case TAG_OLD:
         return now->old;
     case TAG_MARKING:
-        return marking_now(now) ? (uint64_t)now->count << 2 | TAG_MARKING : ~tag;
+        return marking_now(now) ? now->in_marking : ~tag;
     default:
         return now->young;
     }
@@ -235,10 +236,7 @@ static bool tag_for(VALUE frame, tags *now, uint64_t *tag)
 {
     if (rb_during_gc())
         return false;
-    if (marking_now(now))
-        *tag = (uint64_t)now->count << 2 | TAG_MARKING;
-    else
-        *tag = RB_OBJ_PROMOTED_RAW(frame) ? now->old : now->young;
+    *tag = marking_now(now) ? now->in_marking : RB_OBJ_PROMOTED_RAW(frame) ? now->old : now->young;
     return true;
 }
 

@@ -3,7 +3,7 @@
 # has its frames named once, not at every sample: the capture's cache
 # keeps an entry made during a marking for as long as that marking lasts
 # (frame_capture.c). Before, every sample of such a program named every
-# frame again (83% of the look-ups; 1-2 us more a sample). RPERF_VERBOSE
+# frame again (83% of the look-ups). RPERF_VERBOSE
 # says how many frames were looked up and how many named anew.
 . "$(dirname "$0")/lib.sh"
 
