@@ -10,12 +10,19 @@ bench() {
         "$RUBY" --disable-gems "$DRIVER" "$@"
 }
 
-# 1. Alone: its usage (every subcommand), exit status 2.
+# 1. Alone: its usage (every subcommand), exit status 2. Each subcommand
+#    the usage lists is one the driver has: given too many arguments, it
+#    says how many it takes (an unknown one would print the usage).
 rc=0
 bench >usage.txt 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "the driver alone exited $rc, expected 2"
-for name in accuracy accuracy-vs overhead startup sample lines api soak analyzer names alloc attach peers gem-accuracy all; do
-    grep -q "^  scripts/bench $name\b" usage.txt || fail "usage does not list '$name': $(head -3 usage.txt)"
+names=$(sed -n 's/^  scripts\/bench \([a-z-]*\).*/\1/p' usage.txt)
+[ "$(echo "$names" | wc -l)" -ge 16 ] || fail "usage lists too few subcommands: $names"
+for name in $names; do
+    rc=0
+    bench "$name" a b c d e >err.txt 2>&1 || rc=$?
+    [ "$rc" = 2 ] && grep -q "^scripts/bench $name: takes at most" err.txt ||
+        fail "'$name' is in the usage but not a subcommand the driver has: $(head -2 err.txt)"
 done
 
 # 2. names: the agent's memory beside the run without it, ten rows, and

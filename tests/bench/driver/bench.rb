@@ -25,6 +25,12 @@
 #                                   with and without the agent (default 50/200)
 #   scripts/bench sample            per-sample cost at stack depth 10 and 150,
 #                                   and beside the peers (CPU per sample taken)
+#   scripts/bench sample-vs AGENT [RUNS]
+#                                   the per-sample cost of sample (its first
+#                                   part) with this agent and another
+#                                   (AGENT: its librperf-agent.so, built
+#                                   elsewhere from an earlier commit), run
+#                                   by run interleaved (default 5 runs)
 #   scripts/bench lines [RUNS]      what RPERF_LINES=1 costs: per-sample cost,
 #                                   run time, file and table sizes (default 5)
 #   scripts/bench api [N]           what the Rperf API costs: per labelled

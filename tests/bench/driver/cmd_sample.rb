@@ -7,11 +7,11 @@ module Bench
     DEPTHS = [10, 150].freeze
 
     # The agent's own figure: sampling_time_ns / sampling_count (us) of
-    # one run of deep.rb at DEPTH.
-    def self.job_cost(mode, depth)
+    # one run of deep.rb at DEPTH under the agent at AGENT_PATH.
+    def self.job_cost(mode, depth, agent_path = AGENT)
       Bench.forget("sample-session")
-      Bench.run!(Bench.agent_env("sample-session", RPERF_MODE: mode), RUBY, Bench.src("deep.rb"), depth.to_s,
-                 "20000000")
+      Bench.run!(Bench.agent_env("sample-session", RPERF_MODE: mode, LD_PRELOAD: agent_path), RUBY,
+                 Bench.src("deep.rb"), depth.to_s, "20000000")
       d = Bench.profile_of("sample-session")
       format("%.3f", d["sampling_time_ns"] / 1000.0 / d["sampling_count"])
     end
@@ -97,6 +97,28 @@ module Bench
       end
     end
 
+    # The job's cost with this agent and OTHER, run by run interleaved,
+    # so that the machine's load falls on both alike.
+    def self.versus(other, runs)
+      Bench.usage_error("bench: no agent at #{other}") unless File.file?(other)
+      puts "Per-sample cost (sampling_time_ns / sampling_count, us, deep.rb 20000000, 1000 Hz) of this"
+      puts "agent (#{AGENT}) and of #{other}, #{runs} runs each, interleaved: median (runs)."
+      %w[wall cpu].each do |mode|
+        DEPTHS.each do |depth|
+          ours = []
+          theirs = []
+          runs.times do
+            ours << job_cost(mode, depth)
+            theirs << job_cost(mode, depth, other)
+          end
+          [["this", ours], ["that", theirs]].each do |who, costs|
+            printf("  %-4s depth %3d %s: %s us (%s)\n", mode, depth, who, Bench.awk(Bench.median(costs.map(&:to_f))),
+                   costs.join(" "))
+          end
+        end
+      end
+    end
+
     def self.run
       Bench.workload_so
       puts <<~TEXT
@@ -116,4 +138,8 @@ module Bench
   end
 
   command("sample") { Sample.run }
+  command("sample-vs") do |other = nil, runs = nil|
+    usage_error("usage: scripts/bench sample-vs AGENT [RUNS]") unless other
+    Sample.versus(other, count(runs, 5, "RUNS"))
+  end
 end
