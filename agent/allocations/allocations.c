@@ -23,6 +23,7 @@
 #include "../sampling/aggregator.h"
 #include "../sampling/frame_capture.h"
 #include "../vm/gc_watch.h"
+#include "../vm/liveness.h"
 #include "../sampling/sampler.h"
 #include "../vm/threads.h"
 #include "../sampling/labels.h"
@@ -101,22 +102,28 @@ static uint32_t intern(void *item, size_t size, uint64_t hash, void **items, siz
     return (uint32_t)(*count)++;
 }
 
-static bool path_of(VALUE klass, char *buf, size_t size)
+/* The class's path into buf[]: false when it has none; *lasting says
+ * whether it is permanent (a temporary one, under an anonymous module,
+ * changes when the module is named). */
+static bool path_of(VALUE klass, char *buf, size_t size, bool *lasting)
 {
     VALUE path = rb_mod_name(klass);
     if (!RB_TYPE_P(path, T_STRING))
         return false;
+    *lasting = RSTRING_LEN(path) < 2 || memcmp(RSTRING_PTR(path), "#<", 2) != 0;
     rp_name_without_addresses(RSTRING_PTR(path), (size_t)RSTRING_LEN(path), buf, size);
     return true;
 }
 
 /* A class's name into buf[], calling only what allocates nothing (inside
  * an allocation, where Ruby forbids that): its path, or its nearest named
- * ancestor's. */
-static void class_name_into(VALUE klass, char *buf, size_t size)
+ * ancestor's. True when the name is the class's own for good — it has a
+ * permanent path, which no later assignment to a constant changes. */
+static bool class_name_into(VALUE klass, char *buf, size_t size)
 {
-    if (path_of(klass, buf, size))
-        return;
+    bool lasting;
+    if (path_of(klass, buf, size, &lasting))
+        return lasting;
     char ancestor[CLASS_NAME_MAX];
     VALUE k = klass;
     for (int depth = 0; depth < 64 && &rb_class_get_superclass; depth++) {
@@ -126,12 +133,38 @@ static void class_name_into(VALUE klass, char *buf, size_t size)
         k = rb_class_real(k);
         if (!k)
             break;
-        if (path_of(k, ancestor, sizeof(ancestor))) {
+        if (path_of(k, ancestor, sizeof(ancestor), &lasting)) {
             snprintf(buf, size, "(anonymous subclass of %.200s)", ancestor);
-            return;
+            return false;
         }
     }
     snprintf(buf, size, RB_TYPE_P(klass, T_MODULE) ? "(anonymous module)" : "(anonymous class)");
+    return false;
+}
+
+/* Class ids by the class's address, for the classes whose name is theirs
+ * for good (liveness.h: while the class is known to be at that address). */
+#define CLASS_CACHE_SLOTS 512
+static rp_live_entry class_cache[CLASS_CACHE_SLOTS];
+
+/* The id of the class named `c` (its name the caller's), made when new. */
+static uint32_t class_id_named(alloc_class c)
+{
+    uint64_t hash = class_hash(&c);
+    uint32_t id = rp_idxset_find(&class_index, hash, class_equals, &c);
+    if (id != RP_IDX_NONE)
+        return id;
+    if (class_count >= CLASSES_MAX - 1) {
+        c = (alloc_class){OTHER_CLASSES, 0};
+        hash = class_hash(&c);
+    } else if (c.name && !(c.name = strdup(c.name))) {
+        return RP_IDX_NONE;
+    }
+    id = intern(&c, sizeof(c), hash, (void **)&classes, &class_count, &classes_cap, CLASSES_MAX, &class_index,
+                class_equals);
+    if (id == RP_IDX_NONE && c.name != OTHER_CLASSES)
+        free((void *)c.name);
+    return id;
 }
 
 /* The class id of a new object. An imemo's class field holds other data,
@@ -141,26 +174,17 @@ static uint32_t class_id_of(VALUE obj)
 {
     uint8_t type = (uint8_t)RB_BUILTIN_TYPE(obj);
     VALUE klass = type == RUBY_T_IMEMO || type == RUBY_T_NONE ? 0 : RBASIC(obj)->klass;
-    char name[CLASS_NAME_MAX];
-    alloc_class c = {NULL, type};
-    if (klass && (klass = rb_obj_class(obj)) != 0) {
-        class_name_into(klass, name, sizeof(name));
-        c = (alloc_class){name, 0};
-    }
-    uint64_t hash = class_hash(&c);
-    uint32_t id = rp_idxset_find(&class_index, hash, class_equals, &c);
-    if (id != RP_IDX_NONE)
+    if (!klass || (klass = rb_obj_class(obj)) == 0)
+        return class_id_named((alloc_class){NULL, type});
+    rp_live_now now = rp_live_now_get();
+    uint32_t id;
+    if (rp_live_cache_find(class_cache, CLASS_CACHE_SLOTS, klass, &now, &id))
         return id;
-    if (class_count >= CLASSES_MAX - 1) {
-        c = (alloc_class){OTHER_CLASSES, 0};
-        hash = class_hash(&c);
-    } else if (c.name && !(c.name = strdup(name))) {
-        return RP_IDX_NONE;
-    }
-    id = intern(&c, sizeof(c), hash, (void **)&classes, &class_count, &classes_cap, CLASSES_MAX, &class_index,
-                class_equals);
-    if (id == RP_IDX_NONE && c.name != OTHER_CLASSES)
-        free((void *)c.name);
+    char name[CLASS_NAME_MAX];
+    bool lasting = class_name_into(klass, name, sizeof(name));
+    id = class_id_named((alloc_class){name, 0});
+    if (lasting && id != RP_IDX_NONE)
+        rp_live_cache_keep(class_cache, CLASS_CACHE_SLOTS, klass, &now, id);
     return id;
 }
 

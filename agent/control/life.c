@@ -45,13 +45,13 @@
 #include "../profiles/procstats.h"
 #include "../requests/spans.h"
 #include "../sampling/aggregator.h"
-#include "../sampling/frame_capture.h"
 #include "../sampling/labels.h"
 #include "../sampling/sample_buf.h"
 #include "../sampling/sampler.h"
 #include "../sampling/worker.h"
 #include "../vm/gc_watch.h"
 #include "../vm/gvl_holder.h"
+#include "../vm/liveness.h"
 #include "../vm/ractors.h"
 #include "../vm/thread_cpu.h"
 #include "../vm/threads.h"
@@ -103,8 +103,8 @@ static void start_agent(void)
         rp_log("this Ruby's thread structures are not the ones rperf knows (Ruby 3.4's); "
                "a thread that starts running while another thread is starting may go "
                "unsampled until its first GVL switch");
-    rp_gc_watch_init(); /* before frame_capture, which reads its counts */
-    rp_frame_capture_init();
+    rp_gc_watch_init(); /* before liveness, which reads its counts */
+    rp_liveness_init();
     if (rp_sample_buf_init(agent.cfg.lines) != 0 || rp_labels_init() != 0 ||
         rp_allocs_init(agent.cfg.alloc_follow, agent.cfg.lines, agent.cfg.alloc_window) != 0) {
         rp_log("cannot profile: out of memory");

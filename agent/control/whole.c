@@ -228,10 +228,10 @@ static void say_capped(const rp_aggregate *agg)
 /* RPERF_VERBOSE: how often a captured frame had to be named anew. */
 static void say_frame_names(void)
 {
-    uint64_t looked_up, named;
-    rp_frame_capture_counts(&looked_up, &named);
-    rp_log("frame names: %" PRIu64 " frames looked up, %" PRIu64 " named anew (%.1f%%)", looked_up, named,
-           looked_up ? 100.0 * (double)named / (double)looked_up : 0.0);
+    uint64_t captured, named;
+    rp_frame_capture_counts(&captured, &named);
+    rp_log("frame names: %" PRIu64 " frames captured, %" PRIu64 " named anew (%.1f%%)", captured, named,
+           captured ? 100.0 * (double)named / (double)captured : 0.0);
 }
 
 /* RPERF_VERBOSE with RPERF_ALLOC: the objects followed at the end and

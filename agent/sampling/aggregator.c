@@ -22,6 +22,17 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t released = PTHREAD_COND_INITIALIZER;
 static bool held; /* under `lock`: a GVL thread reads the tables */
 
+/* A stack folded lately into a table set, as captured (names and lines,
+ * leaf first), and its stack id: the next sample's is often one of the
+ * last few (the allocations of a loop, a thread waiting), and then needs
+ * no look-up. depth 0: none. */
+typedef struct last_stack {
+    uint32_t frames[RP_STACK_MAX], lines[RP_STACK_MAX];
+    uint32_t depth, stack;
+} last_stack;
+
+#define LAST_STACKS 4
+
 /* One recording's tables and what grows them. */
 typedef struct table_set {
     rp_aggregate t;
@@ -29,6 +40,8 @@ typedef struct table_set {
     rp_idxset frame_index;
     size_t stack_cap;
     uint32_t capped_name; /* the capped stack's frame name, made with the GVL */
+    last_stack last[LAST_STACKS];
+    unsigned next_last; /* the one replaced next */
 } table_set;
 
 static table_set sets[RP_RECORDINGS];
@@ -146,23 +159,62 @@ static uint32_t capped_stack(table_set *ts, int64_t weight)
     return frame == RP_IDX_NONE ? RP_IDX_NONE : rp_stack_table_intern(&ts->t.stacks, &frame, 1);
 }
 
-/* The stack id of a sample of `weight`. Once the table holds the cap,
- * frames and stacks are only looked up: anything new goes to the capped
- * stack. */
-static uint32_t stack_of(table_set *ts, const captured_stack *c, int64_t weight)
+static bool is_same(const last_stack *last, const captured_stack *c)
+{
+    if (last->depth != c->depth)
+        return false;
+    for (uint32_t d = 0; d < c->depth; d++)
+        if (last->frames[d] != c->frames[d] || last->lines[d] != line_of(c, d))
+            return false;
+    return true;
+}
+
+static void keep_last(last_stack *last, const captured_stack *c, uint32_t stack)
+{
+    for (uint32_t d = 0; d < c->depth; d++) {
+        last->frames[d] = c->frames[d];
+        last->lines[d] = line_of(c, d);
+    }
+    last->depth = c->depth;
+    last->stack = stack;
+}
+
+/* The stack id of a sample of `weight`, looked up. Once the table holds
+ * the cap, frames and stacks are only looked up: anything new goes to
+ * the capped stack (*capped set). */
+static uint32_t look_up_stack(table_set *ts, const captured_stack *c, int64_t weight, bool *capped)
 {
     bool full = ts->t.stacks.count >= ts->stack_cap;
     uint32_t ids[RP_STACK_MAX];
     for (uint32_t d = 0; d < c->depth; d++) {
         ids[d] = full ? find_frame(ts, c->frames[d], line_of(c, d))
                       : frame_id(ts, c->frames[d], line_of(c, d));
-        if (ids[d] == RP_IDX_NONE)
-            return full ? capped_stack(ts, weight) : RP_IDX_NONE;
+        if (ids[d] != RP_IDX_NONE)
+            continue;
+        *capped = full;
+        return full ? capped_stack(ts, weight) : RP_IDX_NONE;
     }
     if (!full)
         return rp_stack_table_intern(&ts->t.stacks, ids, c->depth);
     uint32_t known = rp_stack_table_find(&ts->t.stacks, ids, c->depth);
+    *capped = known == RP_IDX_NONE;
     return known != RP_IDX_NONE ? known : capped_stack(ts, weight);
+}
+
+/* The stack id of a sample of `weight`: a recent one's when it is the
+ * same stack (a capped one never is kept: each sample of it is counted). */
+static uint32_t stack_of(table_set *ts, const captured_stack *c, int64_t weight)
+{
+    for (int i = 0; i < LAST_STACKS; i++)
+        if (is_same(&ts->last[i], c))
+            return ts->last[i].stack;
+    bool capped = false;
+    uint32_t stack = look_up_stack(ts, c, weight, &capped);
+    if (stack != RP_IDX_NONE && !capped) {
+        keep_last(&ts->last[ts->next_last], c, stack);
+        ts->next_last = (ts->next_last + 1) % LAST_STACKS;
+    }
+    return stack;
 }
 
 static bool fold_sample(table_set *ts, const rp_sample_buf *buf, const rp_buffered_sample *s)

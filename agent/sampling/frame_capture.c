@@ -1,26 +1,18 @@
 /*
  * agent/sampling/frame_capture.c — stacks captured as names. See frame_capture.h.
  *
- * Why the cache's tags are what they are: Ruby frees an object only when
- * it sweeps, after a marking that did not reach it. A frame object on the
- * stack at a capture made while no marking is in progress was reached by
- * the last marking (it is reachable now, and nothing unreachable becomes
- * reachable again) or allocated since, so it lives at least until the next
- * marking begins — and its address holds it until then. Every GC start
- * counts one in rb_gc_count(), so an entry tagged with that count serves
- * until the next GC. An old object is freed by a major GC only (which is
- * also the only GC that moves objects), so it is tagged with the count of
- * major GCs, which changes less often. A capture made while a marking is
- * in progress (Ruby marks a major GC incrementally, between stretches of
- * the program) has no such promise — the object may drop out of reach
- * before the marking finishes and be freed by the sweep that follows —
- * but nothing is freed before that sweep: its entry serves while the
- * same marking lasts. (A program that allocates nothing after a major GC
- * began stays in its marking: without those entries, every sample of it
- * named every frame again — 83% of the look-ups in tests/e2e/
- * frame_cache.sh, 3.6% with them.) No entry is made
- * inside GC. Both counts are Ruby's own, whichever Ractor's thread runs
- * the GC.
+ * Two things keep a capture cheap. The cache maps a frame's address to
+ * its name for as long as liveness.h promises the address holds the same
+ * frame (a program that allocates nothing after a major GC began stays
+ * in its marking: without names kept during a marking, every sample of
+ * it named every frame again — 27% of the frames captured in tests/e2e/
+ * frame_cache.sh, the recursion's repeats aside; 1% with them). And
+ * consecutive captures share most of their stack from the root down: the
+ * last whole capture's frames and names are kept (the memo), and the
+ * frames from the root that are the same objects as then take their
+ * names from it — no look-up at all — while the same promise holds for
+ * the memo as a whole (it saves some 440 instructions of the 1,660 a
+ * sampled allocation cost on tests/bench/alloc.rb, callgrind).
  */
 #include "frame_capture.h"
 
@@ -28,38 +20,26 @@
 #include <string.h>
 
 #include "../../common/anon_names.h"
-#include "../../common/hash.h"
 #include "../../common/idxset.h"
 #include "../../profile/schema.h"
 #include "frame_names.h"
-#include "../vm/gc_watch.h"
+#include "../vm/liveness.h"
 
-#define CACHE_SLOTS 8192 /* direct-mapped: a collision costs a lookup */
+#define CACHE_SLOTS 8192
 #define LABEL_MAX 1024
 
-typedef struct cache_entry {
-    VALUE frame;
-    uint64_t tag; /* epoch << 1 | old */
-    uint32_t name;
-} cache_entry;
-
-static cache_entry cache[CACHE_SLOTS];
-static uint64_t looked_up, named; /* frames looked up, and named anew (RPERF_VERBOSE) */
-
+static rp_live_entry cache[CACHE_SLOTS];
+static uint64_t captured, named; /* frames captured, and named anew (RPERF_VERBOSE) */
 static uint32_t capped_name = RP_IDX_NONE;
-static VALUE sym_state = Qnil, sym_marking = Qnil;
-static size_t seen_count = SIZE_MAX, seen_major; /* rb_gc_count() and major GCs then */
 
-void rp_frame_capture_init(void)
-{
-    if (sym_state != Qnil)
-        return;
-    /* Ruby makes its GC info symbols at the first call, which must not
-     * be inside an allocation; the major GC count is gc_watch.h's. */
-    sym_state = ID2SYM(rb_intern("state"));
-    sym_marking = ID2SYM(rb_intern("marking"));
-    rb_gc_latest_gc_info(sym_state);
-}
+/* The last whole stack captured, root first, and the tag it holds by
+ * (depth 0: none). */
+static struct {
+    VALUE frames[RP_STACK_MAX + 1];
+    uint32_t names[RP_STACK_MAX + 1];
+    int depth;
+    uint64_t tag;
+} memo;
 
 /* --- names, read without allocating ------------------------------------ */
 
@@ -184,74 +164,48 @@ static uint32_t resolve(VALUE frame)
     return rp_frame_names_intern(&name);
 }
 
-/* --- the cache ----------------------------------------------------------- */
+/* --- the cache and the memo ----------------------------------------------- */
 
-/* An entry's tag: the count it holds for, shifted, and its kind. */
-enum { TAG_YOUNG = 0, TAG_OLD = 1, TAG_MARKING = 2, TAG_KIND = 3 };
-
-/* The tags an entry made now would get. Whether a marking is in progress
- * is asked of Ruby only when an entry needs it (a miss, or an entry made
- * during a marking): one capture asks once at most. */
-typedef struct tags {
-    uint64_t young, old, in_marking;
-    int marking; /* -1: not asked yet */
-} tags;
-
-static tags tags_now(void)
+static uint32_t name_of(VALUE frame, rp_live_now *now)
 {
-    size_t count = rb_gc_count();
-    if (count != seen_count) {
-        seen_count = count;
-        seen_major = rp_gc_watch_majors();
-    }
-    return (tags){(uint64_t)count << 2 | TAG_YOUNG, (uint64_t)seen_major << 2 | TAG_OLD,
-                  (uint64_t)count << 2 | TAG_MARKING, -1};
-}
-
-static bool marking_now(tags *now)
-{
-    if (now->marking < 0)
-        now->marking = rb_gc_latest_gc_info(sym_state) == sym_marking;
-    return now->marking;
-}
-
-/* The tag an entry of this kind must have to serve now. An entry made
- * during a marking serves while that marking lasts: nothing is freed
- * before the sweep that follows it. */
-static uint64_t tag_that_serves(uint64_t tag, tags *now)
-{
-    switch (tag & TAG_KIND) {
-    case TAG_OLD:
-        return now->old;
-    case TAG_MARKING:
-        return marking_now(now) ? now->in_marking : ~tag;
-    default:
-        return now->young;
-    }
-}
-
-/* The tag of an entry made now for `frame`, into *tag; false when none
- * may be made (inside GC, where what is alive is being decided). */
-static bool tag_for(VALUE frame, tags *now, uint64_t *tag)
-{
-    if (rb_during_gc())
-        return false;
-    *tag = marking_now(now) ? now->in_marking : RB_OBJ_PROMOTED_RAW(frame) ? now->old : now->young;
-    return true;
-}
-
-static uint32_t name_of(VALUE frame, tags *now)
-{
-    cache_entry *e = &cache[rp_hash_mix64((uint64_t)frame) & (CACHE_SLOTS - 1)];
-    looked_up++;
-    if (e->frame == frame && e->tag == tag_that_serves(e->tag, now))
-        return e->name;
+    uint32_t name;
+    if (rp_live_cache_find(cache, CACHE_SLOTS, frame, now, &name))
+        return name;
     named++;
-    uint32_t name = resolve(frame);
-    uint64_t tag;
-    if (name != RP_IDX_NONE && tag_for(frame, now, &tag))
-        *e = (cache_entry){frame, tag, name};
+    name = resolve(frame);
+    if (name != RP_IDX_NONE)
+        rp_live_cache_keep(cache, CACHE_SLOTS, frame, now, name);
     return name;
+}
+
+/* How many frames from the root of frames[] (leaf first, `depth` of
+ * them) are the memo's, their names copied into names[]. The memo must
+ * hold. */
+static int names_from_memo(const VALUE *frames, int depth, uint32_t *names)
+{
+    int same = 0;
+    while (same < depth && same < memo.depth && frames[depth - 1 - same] == memo.frames[same]) {
+        names[depth - 1 - same] = memo.names[same];
+        same++;
+    }
+    return same;
+}
+
+/* The memo becomes this whole stack (its first `same` frames from the
+ * root are already there), unless no tag can be given now. A memo that
+ * held keeps its tag: no GC began since it was made, nor did the marking
+ * it was made in end, so a tag given now would be the same. */
+static void remember(const VALUE *frames, const uint32_t *names, int depth, int same, bool held, rp_live_now *now)
+{
+    if (!held && !rp_live_tag(now, false, &memo.tag)) {
+        memo.depth = 0;
+        return;
+    }
+    for (int i = same; i < depth; i++) {
+        memo.frames[i] = frames[depth - 1 - i];
+        memo.names[i] = names[depth - 1 - i];
+    }
+    memo.depth = depth;
 }
 
 int rp_frame_capture(int start, int limit, uint32_t *names, int *lines)
@@ -260,19 +214,26 @@ int rp_frame_capture(int start, int limit, uint32_t *names, int *lines)
     if (limit > RP_STACK_MAX + 1)
         limit = RP_STACK_MAX + 1;
     int depth = rb_profile_frames(start, limit, frames, lines);
-    tags now = tags_now();
-    for (int i = 0; i < depth; i++) {
+    rp_live_now now = rp_live_now_get();
+    /* Only a whole stack lines up with the memo from the root. */
+    bool whole = start == 0 && depth > 0 && depth < limit;
+    bool held = whole && memo.depth > 0 && rp_live_tag_holds(memo.tag, &now);
+    int same = held ? names_from_memo(frames, depth, names) : 0;
+    for (int i = depth - same - 1; i >= 0; i--) {
         /* a recursion repeats its frame: no second look-up */
-        names[i] = i > 0 && frames[i] == frames[i - 1] ? names[i - 1] : name_of(frames[i], &now);
+        names[i] = i < depth - 1 && frames[i] == frames[i + 1] ? names[i + 1] : name_of(frames[i], &now);
         if (names[i] == RP_IDX_NONE)
             return 0;
     }
+    if (whole)
+        remember(frames, names, depth, same, held, &now);
+    captured += depth > 0 ? (uint64_t)depth : 0;
     return depth > 0 ? depth : 0;
 }
 
-void rp_frame_capture_counts(uint64_t *frames_looked_up, uint64_t *frames_named)
+void rp_frame_capture_counts(uint64_t *frames_captured, uint64_t *frames_named)
 {
-    *frames_looked_up = looked_up;
+    *frames_captured = captured;
     *frames_named = named;
 }
 

@@ -9,15 +9,10 @@
  * allocating (the label Ruby's rb_profile_frame_full_label would give,
  * with no address in it): capture runs inside allocations too.
  *
- * The cache maps a frame's address to its name id for as long as the
- * address is known to hold the same object: a frame object on the stack
- * at a capture is alive and cannot be freed before the next GC begins,
- * and an old one (promoted) not before the next major GC, which is also
- * the only GC that moves objects (compaction). An entry is tagged with
- * the GC count (young object) or the major GC count (old object) of the
- * moment it was made, and serves only while that count holds; one made
- * while an incremental marking is in progress serves only while that
- * marking lasts; entries are never made during a GC.
+ * A cache maps a frame's address to its name id for as long as the
+ * address is known to hold the same object (liveness.h); the last whole
+ * stack captured names the frames from the root that the next one
+ * shares with it.
  *
  * Context: a Ruby thread holding the GVL, in the capture contexts (the
  * sampling job, the GVL and GC hooks, the allocation hook inside an
@@ -31,10 +26,6 @@
 
 #include "../base/ruby_api.h"
 
-/* Main thread at start (GVL held): installs the hook that counts GC
- * epochs, and primes what the capture calls inside GC and allocations. */
-void rp_frame_capture_init(void);
-
 /* The current thread's stack: at most `limit` frames from `start`, as
  * name ids leaf first into names[], with their lines into lines[] when it
  * is not NULL (0 where Ruby gives none). Returns the depth; 0 when there
@@ -46,8 +37,9 @@ int rp_frame_capture(int start, int limit, uint32_t *names, int *lines);
 #define RP_CAPPED_FRAME_NAME "[truncated: too many stacks]"
 uint32_t rp_frame_capture_capped(void);
 
-/* How many frames the captures looked up in the cache, and how many of
- * them were named anew (a miss: the names read from Ruby), since start. */
-void rp_frame_capture_counts(uint64_t *frames_looked_up, uint64_t *frames_named);
+/* How many frames were captured, and how many of them named anew (in
+ * neither the memo nor the cache: the names read from Ruby), since
+ * start. */
+void rp_frame_capture_counts(uint64_t *frames_captured, uint64_t *frames_named);
 
 #endif

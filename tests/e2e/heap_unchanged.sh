@@ -3,7 +3,7 @@
 # objects' classes as names), so the program collects garbage as often as
 # without the agent, frees the classes and eval'd code it drops, and every
 # sample keeps the right name although Ruby reuses the addresses of freed
-# methods for new ones.
+# methods and classes for new ones.
 . "$(dirname "$0")/lib.sh"
 
 # 1. 3 M short-lived strings: GC count within 3% of the unprofiled run's
@@ -88,7 +88,43 @@ read -r checked bad <pairs.txt
 [ "$bad" = 0 ] || fail "$bad of $checked samples name a method under another's caller"
 note "$checked samples under Gen#m<i>, every one under its own Gen#c<i>"
 
-# 4. Fibers dropped inside an open request (Rperf.request around a
+# 4. Named classes made, allocated from (every allocation sampled) and
+#    dropped: each sample keeps its own class's name although Ruby reuses
+#    the addresses of freed classes for new ones (the agent caches class
+#    names by address). K<i> is only ever made by make_k<i>.
+#    (A full GC after each class: the next one takes the slot of the one
+#    just freed, as a rule.)
+cat >named_classes.rb <<'RUBY'
+400.times do |i|
+  Object.const_set("K#{i}", Class.new)
+  Object.class_eval("def make_k#{i} = K#{i}.new", "gen_k#{i}.rb")
+  5.times { send("make_k#{i}") }
+  Object.send(:remove_const, "K#{i}")
+  Object.send(:remove_method, "make_k#{i}")
+  i % 100 == 99 ? GC.compact : GC.start
+end
+RUBY
+RPERF_ALLOC=1 profiled "$WORK/named_classes" "$RUBY" named_classes.rb
+"$ANALYZE" convert --json -o named_classes.json "$WORK/named_classes"
+"$RUBY" -rjson -e '
+    profile = JSON.parse(File.read(ARGV[0]))
+    checked = bad = 0
+    profile["alloc_samples"].each do |stack, _weight, _thread, set|
+        maker = stack.map(&:last).grep(/\AObject#make_k\d+\z/).first or next
+        klass = profile["label_sets"][set]["%class"]
+        next unless klass.start_with?("K")
+        checked += 1
+        next if klass == "K#{maker[/\d+/]}"
+        bad += 1
+        warn "stale: #{klass} made by #{maker}" if bad < 5
+    end
+    puts "#{checked} #{bad}"' named_classes.json >classes_checked.txt
+read -r checked bad <classes_checked.txt
+[ "$checked" -ge 400 ] || fail "only $checked sample sites of classes K<i> (expected 400)"
+[ "$bad" = 0 ] || fail "$bad of $checked samples of class K<i> name another class"
+note "$checked sample sites of K<i>, every one under its own make_k<i>"
+
+# 5. Fibers dropped inside an open request (Rperf.request around a
 #    Fiber.yield never resumed): freed as without the agent (the agent of
 #    bd27441 kept 1,024 alive), and every request is still counted once,
 #    closed with no status when its fiber is found dead.
