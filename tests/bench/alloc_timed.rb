@@ -1,26 +1,45 @@
-# tests/bench/alloc_other.rb — another profiler's allocation tracking
-# around a workload, for scripts/bench alloc's side-by-side figures:
-#   ruby -I LIB alloc_other.rb stackprof|vernier|vernier-retained|noop-hook RATE SCRIPT ARGS...
-# stackprof's object mode samples one allocation in RATE; vernier's
-# allocation_interval does the same; vernier's retained mode follows every
-# object; noop-hook (with -r workload.so) installs a NEWOBJ hook that does
-# nothing. The profile is built and dropped (not written).
+# tests/bench/alloc_timed.rb — a workload run under one profiler's
+# allocation tracking (or none), timed from its first line to its last,
+# for scripts/bench alloc:
+#   ruby [-I LIB] alloc_timed.rb none|agent|stackprof|vernier|vernier-retained|noop-hook RATE SCRIPT ARGS...
+# none and agent: nothing here (the agent, when preloaded, profiles the
+# whole process); stackprof's object mode samples one allocation in RATE;
+# vernier's allocation_interval does the same; vernier's retained mode
+# follows every object; noop-hook (with -r workload.so) installs a NEWOBJ
+# hook that does nothing. A profiler's profile is built and dropped (not
+# written). With RPERF_BENCH_TIMED set, writes "CPU_MS WALL_MS" of the
+# workload (the process's CPU time over it: every thread's) to that file:
+# the program's own time, without what happens before it (the process's
+# start, a profiler's loading) or after it (the agent's profile written).
 profiler, rate, script, *args = ARGV
 ARGV.replace(args)
 rate = Integer(rate)
+
+def timed(script)
+  cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
+  wall = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+  load script
+  times = [Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) - cpu,
+           Process.clock_gettime(Process::CLOCK_MONOTONIC) - wall]
+  out = ENV["RPERF_BENCH_TIMED"]
+  File.write(out, times.map { format("%.3f", _1 * 1000) }.join(" ")) if out
+end
+
 case profiler
+when "none", "agent"
+  timed(script)
 when "stackprof"
   require "stackprof"
-  StackProf.run(mode: :object, interval: rate) { load script }
+  StackProf.run(mode: :object, interval: rate) { timed(script) }
 when "vernier"
   require "vernier"
-  Vernier.profile(allocation_interval: rate) { load script }
+  Vernier.profile(allocation_interval: rate) { timed(script) }
 when "vernier-retained"
   require "vernier"
-  Vernier.trace_retained { load script }
+  Vernier.trace_retained { timed(script) }
 when "noop-hook" # workload.so, required by the caller
   RperfBench.noop_newobj_hook
-  load script
+  timed(script)
 else
-  abort "alloc_other.rb: unknown profiler #{profiler}"
+  abort "alloc_timed.rb: unknown profiler #{profiler}"
 end

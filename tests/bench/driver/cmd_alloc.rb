@@ -13,53 +13,78 @@ module Bench
 
     # The command prefix (environment and interpreter) of a configuration,
     # or nil when it cannot run here.
+    # The command (environment and interpreter, and the timing wrapper
+    # alloc_timed.rb before the workload) of a configuration, or nil when
+    # it cannot run here.
     def self.config(name)
       agent = Bench.agent_env("alloc-session")
-      other = ->(lib, as) { lib && [RUBY, "-I", lib, Bench.src("alloc_other.rb"), as, RATE.to_s] }
+      timed = ->(as, *prefix) { [*prefix, RUBY, Bench.src("alloc_timed.rb"), as, RATE.to_s] }
+      peer = ->(lib, as) { lib && timed.(as).insert(1, "-I", lib) }
       case name
-      when "plain" then [RUBY]
-      when "noop-hook" then [RUBY, "-r", Bench.workload_so, Bench.src("alloc_other.rb"), "noop-hook", "0"]
-      when "agent" then [agent, RUBY]
-      when "agent-alloc" then [agent.merge("RPERF_ALLOC" => RATE.to_s), RUBY]
-      when "agent-alloc-nofollow" then [agent.merge("RPERF_ALLOC" => RATE.to_s, "RPERF_ALLOC_FOLLOW" => "0"), RUBY]
-      when "agent-window" then [agent.merge("RPERF_ALLOC" => "window"), RUBY]
-      when "agent-every" then [agent.merge("RPERF_ALLOC" => "1", "RPERF_ALLOC_FOLLOW" => "0"), RUBY]
-      when "agent-never" then [agent.merge("RPERF_ALLOC" => "100000000", "RPERF_ALLOC_FOLLOW" => "0"), RUBY]
-      when "stackprof" then other.(Bench.peers.stackprof, "stackprof")
-      when "vernier" then other.(Bench.peers.vernier, "vernier")
-      when "vernier-retained" then other.(Bench.peers.vernier, "vernier-retained")
+      when "plain" then timed.("none")
+      when "noop-hook" then timed.("noop-hook").insert(1, "-r", Bench.workload_so)
+      when "agent" then timed.("agent", agent)
+      when "agent-alloc" then timed.("agent", agent.merge("RPERF_ALLOC" => RATE.to_s))
+      when "agent-alloc-nofollow" then timed.("agent", agent.merge("RPERF_ALLOC" => RATE.to_s, "RPERF_ALLOC_FOLLOW" => "0"))
+      when "agent-window" then timed.("agent", agent.merge("RPERF_ALLOC" => "window"))
+      when "agent-every" then timed.("agent", agent.merge("RPERF_ALLOC" => "1", "RPERF_ALLOC_FOLLOW" => "0"))
+      when "agent-never" then timed.("agent", agent.merge("RPERF_ALLOC" => "100000000", "RPERF_ALLOC_FOLLOW" => "0"))
+      when "stackprof" then peer.(Bench.peers.stackprof, "stackprof")
+      when "vernier" then peer.(Bench.peers.vernier, "vernier")
+      when "vernier-retained" then peer.(Bench.peers.vernier, "vernier-retained")
       end
     end
 
-    # Wall ms of each configuration of NAMES that can run, RUNS runs
-    # interleaved: { name => [ms...] }.
-    def self.walls(runs, names, workload)
-      walls = Hash.new { |h, k| h[k] = [] }
-      runs.times do
-        names.each do |name|
-          cmd = config(name) or next
-          walls[name] << Bench.measure(*cmd, *workload).wall
-          Bench.forget("alloc-session")
-        end
-      end
-      walls
+    # One run's times (ms): the whole process's wall, and the workload's
+    # own CPU (every thread's) and wall, as alloc_timed.rb measures them.
+    Run = Struct.new(:whole, :cpu, :wall)
+
+    def self.run_once(cmd, workload)
+      out = Bench.work("alloc-timed.txt")
+      File.delete(out) if File.exist?(out)
+      whole = Bench.measure(*Bench.with_env(cmd, "RPERF_BENCH_TIMED" => out), *workload).wall
+      Bench.forget("alloc-session")
+      cpu, wall = File.read(out).split.map(&:to_f)
+      Run.new(whole, cpu, wall)
     end
+
+    # The runs of each configuration of NAMES that can run, RUNS rounds of
+    # one run each, in the opposite order every other round (so that
+    # neither end of a round is favoured): { name => [Run of round...] }.
+    def self.rounds(runs, names, workload)
+      rounds = Hash.new { |h, k| h[k] = [] }
+      runnable = names.select { config(_1) }
+      runs.times do |round|
+        (round.odd? ? runnable.reverse : runnable).each { rounds[_1] << run_once(config(_1), workload) }
+      end
+      rounds
+    end
+
+    # The median over rounds of A's time over B's in the same round: the
+    # machine's speed, which drifts by tens of percent from one second to
+    # the next here, weighs on both alike.
+    def self.paired_ratio(rounds, a, b, time) =
+      Bench.median(rounds[a].zip(rounds[b]).map { |x, y| x[time] / y[time] })
 
     def self.table(runs)
-      printf("  %-22s", "workload")
-      NAMES.each { printf(" %22s", _1) }
-      puts
       [%w[alloc.rb 600000], %w[alloc_app.rb 100000]].each do |w|
-        walls = walls(runs, NAMES, [Bench.src(w[0]), *w[1..]])
-        plain = Bench.median(walls["plain"])
-        plain_min = walls["plain"].min
-        printf("  %-22s", w.join(" "))
-        NAMES.each do |name|
-          next printf(" %22s", "-") if walls[name].empty?
-          m = Bench.median(walls[name])
-          printf(" %22s", format("%.0f (%.2f, min %.2f)", m, m / plain, walls[name].min / plain_min))
+        rounds = rounds(runs, NAMES, [Bench.src(w[0]), *w[1..]])
+        puts "  #{w.join(" ")}:"
+        [[:whole, "whole process, wall"], [:wall, "the workload, wall"], [:cpu, "the workload, CPU"]]
+          .each do |time, what|
+          printf("    %-22s", what)
+          NAMES.each do |name|
+            next printf(" %-24s", "#{name} -") if rounds[name].empty?
+            cell = format("%s %.0f (%.2f)", name, Bench.median(rounds[name].map(&time)),
+                          paired_ratio(rounds, name, "plain", time))
+            printf(" %-24s", cell)
+          end
+          puts
         end
-        puts
+        next if rounds["stackprof"].empty?
+        ratios = %i[whole wall cpu].map { format("%.3f", paired_ratio(rounds, "agent-alloc", "stackprof", _1)) }
+        puts "    agent-alloc / stackprof, medians of the rounds' ratios: whole process #{ratios[0]}, " \
+             "the workload's wall #{ratios[1]}, its CPU #{ratios[2]}"
       end
       puts
     end
@@ -68,14 +93,19 @@ module Bench
     # none sampled (the hook on), and none sampled against no hook;
     # objects not followed.
     def self.per_allocation(runs)
-      counter = 'ARGV.replace(%w[600000]); b = GC.stat(:total_allocated_objects)
-                 load ENV["W"]; print GC.stat(:total_allocated_objects) - b'
-      n = Bench.capture({ "W" => Bench.src("alloc.rb") }, RUBY, "-e", counter).to_i
-      walls = walls(runs, %w[agent agent-never agent-every], [Bench.src("alloc.rb"), "600000"])
-      agent, never, every = %w[agent agent-never agent-every].map { walls[_1].min }
+      n = allocations_of(Bench.src("alloc.rb"), "600000")
+      rounds = rounds(runs, %w[agent agent-never agent-every], [Bench.src("alloc.rb"), "600000"])
+      agent, never, every = %w[agent agent-never agent-every].map { |name| rounds[name].map(&:wall).min }
       printf("  alloc.rb 600000: %d allocations. Hook on, none sampled: %+.0f ns per allocation;\n", n,
              (never - agent) * 1e6 / n)
       printf("  every one sampled (stack captured and folded): %.2f us per sampled allocation\n", (every - never) * 1e3 / n)
+    end
+
+    # How many objects SCRIPT ARG allocates, by Ruby's own count.
+    def self.allocations_of(script, arg)
+      counter = 'ARGV.replace([ENV["ARG"]]); b = GC.stat(:total_allocated_objects)
+                 load ENV["SCRIPT"]; print GC.stat(:total_allocated_objects) - b'
+      Bench.capture({ "SCRIPT" => script, "ARG" => arg }, RUBY, "-e", counter).to_i
     end
 
     # The instructions callgrind counts running CMD, and what CMD said on
@@ -96,15 +126,16 @@ module Bench
       return puts("  (no valgrind: instruction counts left out)") unless Bench.which?("valgrind")
       objects = Bench.work("objects.rb")
       File.write(objects, "n = Integer(ARGV.fetch(0)); GC.start; n.times { Object.new }\n")
-      [[objects, "1000000", 1_000_000, "1 M Object.new"],
-       [Bench.src("alloc.rb"), "100000", 500_000, "alloc.rb 100000, 500 k allocations and their minor GCs"]]
-        .each do |script, arg, allocations, what|
+      [[objects, "1000000", "1 M Object.new"],
+       [Bench.src("alloc.rb"), "100000", "alloc.rb 100000: allocations and their minor GCs"],
+       [Bench.src("alloc_app.rb"), "20000", "alloc_app.rb 20000: JSON round trips"]].each do |script, arg, what|
+        allocations = allocations_of(script, arg) - allocations_of(script, "0")
         cells = %w[plain noop-hook agent-never agent-alloc agent-alloc-nofollow stackprof].filter_map do |name|
           cmd = config(name) or next
           per = (instructions([*cmd, script, arg]) - instructions([*cmd, script, "0"])).fdiv(allocations)
           format(" %s %.0f", name, per)
         end
-        puts "  instructions per allocation (callgrind, #{what}):#{cells.join(",")}"
+        puts "  instructions per allocation (callgrind, #{what}, #{allocations} allocations):#{cells.join(",")}"
       end
       puts <<~TEXT.gsub(/^/, "  ")
         (the run with the argument 0 taken away, so that start-up cancels out; agent-never: the
@@ -156,9 +187,11 @@ module Bench
       Bench.workload_so
       Bench.peers
       puts <<~TEXT
-        Allocation sampling: median wall ms of #{runs} runs each (configurations interleaved), its
-        ratio to the unprofiled run's, and the ratio of the fastest runs (the least disturbed by the
-        machine's noise). agent: cpu mode at 1000 Hz; +alloc: RPERF_ALLOC=#{RATE}
+        Allocation sampling: median ms of #{runs} rounds (one run of each configuration a round),
+        and the median of the rounds' ratios to the unprofiled run of the same round: the whole
+        process's wall time (its start, a peer's loading, the agent's profile written), and the
+        workload's own wall and CPU time (every thread's), from its first line to its last.
+        agent: cpu mode at 1000 Hz; agent-alloc: RPERF_ALLOC=#{RATE}
         (the default), following sampled objects (RPERF_ALLOC_FOLLOW=100000) or not (=0);
         window: RPERF_ALLOC=window (the hook in 10 ms windows about every second);
         stackprof: object mode, interval #{RATE}; vernier: allocation_interval #{RATE};
