@@ -168,7 +168,7 @@ module Bench
         per_point = cells.filter_map(&:last)
         printf("  window mode over time only (callgrind, %s %s): %s; %s%% of cost per 1%% of the allocations seen\n",
                File.basename(script), arg, cells.map(&:first).join(", "),
-               per_point.empty? ? "?" : format("%.2f-%.2f", per_point.min, per_point.max))
+               per_point.empty? ? "?" : format("%.2f to %.2f", per_point.min, per_point.max))
       end
     end
 
