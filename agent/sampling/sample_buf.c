@@ -99,6 +99,14 @@ static bool same_mark(fill_mark a, fill_mark b)
     return a.samples == b.samples && a.frames == b.frames;
 }
 
+/* Whether the writer, at `w`, is within half a window of the end of what
+ * is mapped in, `m` (short of the buffer's end). */
+static bool near_end(fill_mark w, fill_mark m)
+{
+    return (w.frames + PREFAULT_WINDOW_FRAMES / 2 > m.frames && m.frames < RP_BUF_FRAMES) ||
+           (w.samples + PREFAULT_WINDOW_SAMPLES / 2 > m.samples && m.samples < RP_BUF_SAMPLES);
+}
+
 /* GVL held, after a capture into buffer `i`: publishes the fill level and
  * wakes the worker when the writer nears the end of the mapped window. */
 static void ask_for_pages_when_near_end(int i, const rp_sample_buf *b)
@@ -106,10 +114,7 @@ static void ask_for_pages_when_near_end(int i, const rp_sample_buf *b)
     fill_mark w = {b->count, b->frame_count};
     atomic_store_explicit(&written[i], w, memory_order_relaxed);
     fill_mark m = atomic_load_explicit(&mapped[i], memory_order_relaxed);
-    bool near_end = (w.frames + PREFAULT_WINDOW_FRAMES / 2 > m.frames && m.frames < RP_BUF_FRAMES) ||
-                    (w.samples + PREFAULT_WINDOW_SAMPLES / 2 > m.samples &&
-                     m.samples < RP_BUF_SAMPLES);
-    if (near_end && !same_mark(m, asked[i]) && wakeup) {
+    if (near_end(w, m) && !same_mark(m, asked[i]) && wakeup) {
         asked[i] = m;
         wakeup();
     }
@@ -245,6 +250,10 @@ void rp_sample_buf_prefault(void)
             continue;
         fill_mark w = atomic_load_explicit(&written[i], memory_order_relaxed);
         fill_mark m = atomic_load_explicit(&mapped[i], memory_order_relaxed);
+        /* Mapped in a half window at a time: not two system calls a tick
+         * (the worker wakes at every one) for a sample's few bytes. */
+        if (!near_end(w, m))
+            continue;
         fill_mark want = {min_u32(w.samples + PREFAULT_WINDOW_SAMPLES, RP_BUF_SAMPLES),
                           min_u32(w.frames + PREFAULT_WINDOW_FRAMES, RP_BUF_FRAMES)};
         bool supported = map_in(b->samples, sizeof(b->samples[0]), m.samples, want.samples) &&
