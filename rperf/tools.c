@@ -130,6 +130,22 @@ static void reset_signals(void)
     sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
+/* Child of fork, now in a process group of its own: a signal sent to
+ * rperf's group between the fork and setpgid — a Ctrl-C, or timeout(1)'s
+ * kill of the whole group right after its kill of rperf — reached the
+ * child too. It was meant for rperf, which got it as well (and holds it
+ * while a command is in the agent's hands); here, pending under the mask
+ * the child inherited, it would kill rperf-attach midway the moment the
+ * mask is cleared. Ignoring a signal discards a pending one. */
+static void drop_group_signals(void)
+{
+    for (size_t i = 0; i < sizeof(handled_signals) / sizeof(handled_signals[0]); i++) {
+        struct sigaction ignore = {.sa_handler = SIG_IGN}, was;
+        if (sigaction(handled_signals[i], &ignore, &was) == 0)
+            sigaction(handled_signals[i], &was, NULL);
+    }
+}
+
 /* Forks argv[0]; its stdout into `out_fd` when >= 0. Returns the pid, or
  * -(127 or 126) when it could not be run (said). */
 static pid_t start(char *const argv[], char *const envp[], int flags, int out_fd)
@@ -141,8 +157,10 @@ static pid_t start(char *const argv[], char *const envp[], int flags, int out_fd
     }
     pid_t pid = fork();
     if (pid == 0) {
-        if (flags & RPERF_OWN_GROUP)
+        if (flags & RPERF_OWN_GROUP) {
             setpgid(0, 0);
+            drop_group_signals();
+        }
         reset_signals();
         if (out_fd >= 0)
             dup2(out_fd, STDOUT_FILENO);
