@@ -22,9 +22,12 @@
 
 #define STARTS 300
 
-/* A process of our group that sends SIGINT to the group until killed. */
+/* A process of our group that sends SIGINT to the group until killed —
+ * or until the test is gone, or a minute has passed, should the test die
+ * before it kills it. */
 static pid_t start_interrupter(void)
 {
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
         signal(SIGINT, SIG_IGN);
@@ -32,10 +35,12 @@ static pid_t start_interrupter(void)
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         struct timespec pause = {0, 20000};
-        for (;;) {
+        time_t end = time(NULL) + 60;
+        while (getppid() == parent && time(NULL) < end) {
             kill(0, SIGINT);
             nanosleep(&pause, NULL);
         }
+        _exit(0);
     }
     return pid;
 }
