@@ -18,8 +18,8 @@ module Bench
     # it cannot run here.
     def self.config(name)
       agent = Bench.agent_env("alloc-session")
-      timed = ->(as, *prefix) { [*prefix, RUBY, Bench.src("alloc_timed.rb"), as, RATE.to_s] }
-      peer = ->(lib, as) { lib && timed.(as).insert(1, "-I", lib) }
+      timed = ->(as, *prefix, rate: RATE) { [*prefix, RUBY, Bench.src("alloc_timed.rb"), as, rate.to_s] }
+      peer = ->(lib, as, rate: RATE) { lib && timed.(as, rate: rate).insert(1, "-I", lib) }
       case name
       when "plain" then timed.("none")
       when "noop-hook" then timed.("noop-hook").insert(1, "-r", Bench.workload_so)
@@ -30,6 +30,8 @@ module Bench
       when "agent-every" then timed.("agent", agent.merge("RPERF_ALLOC" => "1", "RPERF_ALLOC_FOLLOW" => "0"))
       when "agent-never" then timed.("agent", agent.merge("RPERF_ALLOC" => "100000000", "RPERF_ALLOC_FOLLOW" => "0"))
       when "stackprof" then peer.(Bench.peers.stackprof, "stackprof")
+      when "stackprof-every" then peer.(Bench.peers.stackprof, "stackprof", rate: 1)
+      when "stackprof-never" then peer.(Bench.peers.stackprof, "stackprof", rate: 999_999) # its maximum
       when "vernier" then peer.(Bench.peers.vernier, "vernier")
       when "vernier-retained" then peer.(Bench.peers.vernier, "vernier-retained")
       end
@@ -142,6 +144,22 @@ module Bench
         hook installed, no allocation sampled: the countdown alone; agent-alloc: the default
         rate, following the sampled objects)
       TEXT
+      per_sampled_allocation
+    end
+
+    # What a sampled allocation costs in instructions: every allocation of
+    # alloc.rb sampled against none (the agent's objects not followed),
+    # each run less its run with argument 0.
+    def self.per_sampled_allocation
+      script = Bench.src("alloc.rb")
+      allocations = allocations_of(script, "20000") - allocations_of(script, "0")
+      own = ->(name) { instructions([*config(name), script, "20000"]) - instructions([*config(name), script, "0"]) }
+      cells = [%w[agent agent-every agent-never], %w[stackprof stackprof-every stackprof-never]]
+              .filter_map do |label, every, never|
+        config(every) && format(" %s %.0f", label, (own.(every) - own.(never)).fdiv(allocations))
+      end
+      puts "  instructions per sampled allocation (callgrind, alloc.rb 20000, every allocation sampled " \
+           "against none):#{cells.join(",")}"
     end
 
     # Window mode against time only, in instructions: the workload's own
