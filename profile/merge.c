@@ -303,6 +303,7 @@ static int merge_meta(rp_meta *dst, const rp_meta *src, size_t merged_before)
     rp_add_saturating(&dst->trigger_count, src->trigger_count);
     rp_add_saturating(&dst->sampling_count, src->sampling_count);
     rp_add_saturating(&dst->sampling_time_ns, src->sampling_time_ns);
+    rp_add_saturating(&dst->worker_cpu_ns, src->worker_cpu_ns);
     rp_add_saturating(&dst->dropped_samples, src->dropped_samples);
     rp_add_saturating(&dst->truncated_samples, src->truncated_samples);
     rp_add_saturating(&dst->alloc_unfollowed, src->alloc_unfollowed);

@@ -34,6 +34,7 @@ static const rp_int_field meta_fields[] = {
     RP_INT_FIELD(RP_KEY_ALLOC_UNFOLLOWED, rp_meta, alloc_unfollowed),
     RP_INT_FIELD(RP_KEY_ALLOC_WINDOW_MS, rp_meta, alloc_window_ms),
     RP_INT_FIELD(RP_KEY_ALLOC_WINDOW_EVERY_MS, rp_meta, alloc_window_every_ms),
+    RP_INT_FIELD(RP_KEY_WORKER_CPU_NS, rp_meta, worker_cpu_ns),
     RP_MERGED_INT_FIELD(RP_KEY_PROCESS_COUNT, rp_meta, process_count),
     RP_MERGED_INT_FIELD(RP_KEY_TOTAL_DURATION_NS, rp_meta, total_duration_ns),
 };

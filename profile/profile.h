@@ -93,6 +93,7 @@ typedef struct rp_meta {
     int64_t alloc_rate;        /* one allocation in N sampled (RPERF_ALLOC); 0: none */
     int64_t alloc_unfollowed;  /* sampled objects not followed: the cap was reached */
     int64_t alloc_window_ms, alloc_window_every_ms; /* RPERF_ALLOC=window; 0: sampled throughout */
+    int64_t worker_cpu_ns;     /* the agent's worker thread's CPU time (part of user_ns + sys_ns) */
     uint32_t rperf_version;    /* string id, or RP_IDX_NONE */
     uint32_t ruby_version;     /* string id, or RP_IDX_NONE */
     uint32_t cwd;              /* the working directory at start: string id, or RP_IDX_NONE */

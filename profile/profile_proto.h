@@ -34,6 +34,11 @@ enum {
 #define RP_PPROF_COMMENT_COUNTS "samples: "
 #define RP_PPROF_COUNTS_FORMAT "%lld, triggers: %lld, processes: %lld"
 
+/* What profiling cost: "profiler: sampling 10700000 ns, worker 85300000 ns"
+ * (the time inside the sampling job, the worker thread's CPU time). */
+#define RP_PPROF_COMMENT_PROFILER "profiler: "
+#define RP_PPROF_PROFILER_FORMAT "sampling %lld ns, worker %lld ns"
+
 /* Allocation sampling: "alloc_rate: 128" (one allocation in N sampled). */
 #define RP_PPROF_COMMENT_ALLOC_RATE "alloc_rate: "
 

@@ -370,6 +370,10 @@ static int read_comment_facts(pp_doc *d)
             m->sampling_count = a;
             m->trigger_count = b;
             m->process_count = c;
+        } else if (comment_after(d, comment, RP_PPROF_COMMENT_PROFILER, text, sizeof(text)) &&
+                   sscanf(text, RP_PPROF_PROFILER_FORMAT, &a, &b) == 2 && a >= 0 && b >= 0) {
+            m->sampling_time_ns = a;
+            m->worker_cpu_ns = b;
         } else if (comment_after(d, comment, RP_PPROF_COMMENT_RUBY, text, sizeof(text))) {
             if ((m->ruby_version = rp_profile_cstring(d->p, text)) == RP_IDX_NONE)
                 return out_of_memory(d);

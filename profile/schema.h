@@ -37,6 +37,9 @@
 #define RP_KEY_PROCESS_COUNT "process_count"         /* merged files */
 #define RP_KEY_TOTAL_DURATION_NS "total_duration_ns" /* merged files */
 #define RP_KEY_PART "part" /* ext: 0 a whole process, N the Nth part (RPERF_INTERVAL) */
+/* ext: the CPU time of the agent's worker thread (its timer ticks, folding
+ * samples, writing parts), which user_ns and sys_ns include. */
+#define RP_KEY_WORKER_CPU_NS "worker_cpu_ns"
 #define RP_KEY_AGGREGATED_SAMPLES "aggregated_samples"
 /* ext, allocation sampling (RPERF_ALLOC): the rate, the sampled
  * allocations [frames, objects, thread_seq, label_set_id] and the sampled

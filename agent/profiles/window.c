@@ -9,6 +9,7 @@
 
 #include "../../common/clock.h"
 #include "../../common/vec.h"
+#include "../sampling/worker.h"
 
 static void stamp(rp_window *w)
 {
@@ -29,6 +30,7 @@ void rp_window_begin_empty(rp_window *w, rp_rec_id id)
     stamp(w);
     w->fold_dropped = 0;
     w->user_ns = w->sys_ns = 0;
+    w->worker_cpu_ns = 0;
 }
 
 /* Times, counters and the process's CPU time now; no weights. */
@@ -41,6 +43,7 @@ static void stamp_with_cpu(rp_window *w, size_t fold_dropped)
     w->fold_dropped = fold_dropped;
     w->user_ns = rp_timeval_ns(ru.ru_utime);
     w->sys_ns = rp_timeval_ns(ru.ru_stime);
+    w->worker_cpu_ns = rp_worker_cpu_ns();
 }
 
 void rp_window_begin_part(rp_window *w)

@@ -23,6 +23,7 @@
 #include "../../profile/profile_write.h"
 #include "../../profile/schema.h"
 #include "../sampling/aggregator.h"
+#include "../sampling/worker.h"
 #include "../sampling/frame_names.h"
 #include "../allocations/allocations.h"
 #include "../requests/spans.h"
@@ -372,6 +373,8 @@ static void fill_meta(rp_profile *p, const rp_write_request *req, const rp_aggre
     rp_procstats_fill(p);
     m->user_ns -= req->window->user_ns;
     m->sys_ns -= req->window->sys_ns;
+    int64_t worker = rp_worker_cpu_ns() - req->window->worker_cpu_ns;
+    m->worker_cpu_ns = worker > 0 ? worker : 0;
 }
 
 int rp_writer_build(const rp_write_request *req, rp_profile *p)

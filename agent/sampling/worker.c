@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../common/clock.h"
 #include "aggregator.h"
 #include "../base/recording.h"
 #include "../base/log.h"
@@ -75,6 +76,10 @@ static void *posted_arg;
 static int timer_signal;    /* 0: the worker is the sleeping ticker */
 static void (*signal_taken)(void); /* set once at start (rp_worker_on_signal_taken) */
 static struct rusage worker_usage; /* written by the worker as it ends */
+/* The CPU time of this process's workers that have ended, and whether
+ * the running one has added its own yet (it does as it ends). */
+static _Atomic int64_t ended_workers_cpu_ns;
+static atomic_bool worker_counted;
 
 /* Called on the GVL side at a hand-over; sem_post is async-signal-safe. */
 static void wake_worker(void)
@@ -214,6 +219,8 @@ static void *worker_main(void *arg)
     fold_handed_over();
     run_posted_job();
     getrusage(RUSAGE_THREAD, &worker_usage); /* read after pthread_join */
+    atomic_fetch_add(&ended_workers_cpu_ns, rp_clock_ns(CLOCK_THREAD_CPUTIME_ID));
+    atomic_store(&worker_counted, true);
     return NULL;
 }
 
@@ -252,6 +259,7 @@ int rp_worker_start(int signo, bool verbose)
     sem_init(&wake, 0, 0);
     sem_init(&armed, 0, 0);
     atomic_store(&stopping, false);
+    atomic_store(&worker_counted, false);
     rp_worker_update_ticks();
     if (signo && rp_timer_claim_signal(signo) != 0) {
         if (verbose)
@@ -299,6 +307,7 @@ void rp_worker_forget(void)
     /* A part the parent's worker had not written is the parent's. */
     atomic_store(&posted_job, NULL);
     rp_timer_forget();
+    atomic_store(&ended_workers_cpu_ns, 0); /* the parent's, not this process's */
 }
 
 void rp_worker_set_rotation(int64_t interval_ns, void (*due)(void))
@@ -337,6 +346,19 @@ void rp_worker_update_ticks(void)
 bool rp_worker_running(void)
 {
     return worker_running;
+}
+
+int64_t rp_worker_cpu_ns(void)
+{
+    int64_t ns = atomic_load(&ended_workers_cpu_ns);
+    clockid_t clock;
+    struct timespec now;
+    /* A worker that ends meanwhile has no clock any more: it is counted
+     * in `ended_workers_cpu_ns` by then, or a moment after. */
+    if (worker_running && !atomic_load(&worker_counted) && pthread_getcpuclockid(worker_thread, &clock) == 0 &&
+        clock_gettime(clock, &now) == 0)
+        ns += rp_timespec_ns(now);
+    return ns;
 }
 
 void rp_worker_context_switches(long *voluntary, long *involuntary)

@@ -58,6 +58,12 @@ bool rp_worker_post(void (*job)(void *), void *arg);
  * running worker and to the next one started. */
 void rp_worker_update_ticks(void);
 
+/* GVL held, or on the worker itself: the CPU time the process's worker
+ * threads have taken so far (the one running and those that ended), ns.
+ * Mostly its wake-ups at the ticks: what time sampling costs beside the
+ * job on the program's threads. */
+int64_t rp_worker_cpu_ns(void);
+
 /* After rp_worker_stop: the voluntary and involuntary context switches
  * the worker thread itself made (about one per tick), which are the
  * agent's, not the program's. */

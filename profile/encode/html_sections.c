@@ -96,7 +96,7 @@ void rp_html_command(rp_out *out, const rp_profile *p)
 static void write_facts(rp_out *out, const rp_profile *p, int64_t threads, int64_t total)
 {
     const rp_meta *m = &p->meta;
-    char a[RP_NUMFMT_MAX], b[RP_NUMFMT_MAX], text[2 * RP_NUMFMT_MAX + 16];
+    char a[RP_NUMFMT_MAX], b[RP_NUMFMT_MAX], text[2 * RP_NUMFMT_MAX + 96];
     rp_out_puts(out, "<dl class=\"facts\">\n");
     fact(out, "Mode", rp_mode_name(m->mode));
     snprintf(text, sizeof(text), "%s ms", rp_fmt_ms(m->duration_ns, a));
@@ -118,6 +118,9 @@ static void write_facts(rp_out *out, const rp_profile *p, int64_t threads, int64
     fact(out, "Samples / triggers", text);
     snprintf(text, sizeof(text), "%s Hz", rp_fmt_int(m->frequency, a));
     fact(out, "Frequency", text);
+    rp_overhead o = rp_stat_overhead(m);
+    snprintf(text, sizeof(text), "%.1f%%%s", o.total_pct, o.parts);
+    fact(out, "Profiler overhead", text);
     if (m->start_time_ns > 0) {
         time_t start = (time_t)(m->start_time_ns / 1000000000);
         struct tm tm;

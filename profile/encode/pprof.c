@@ -23,7 +23,8 @@
  * rest. */
 enum extra_string { EXTRA_TYPE, EXTRA_UNIT = EXTRA_TYPE + RP_MEASURES,
                     EXTRA_THREAD_SEQ = EXTRA_UNIT + RP_MEASURES, EXTRA_C_VERSION, EXTRA_C_MODE,
-                    EXTRA_C_FREQUENCY, EXTRA_C_RUBY, EXTRA_C_COUNTS, EXTRA_C_ALLOC, EXTRA_COUNT };
+                    EXTRA_C_FREQUENCY, EXTRA_C_RUBY, EXTRA_C_COUNTS, EXTRA_C_PROFILER, EXTRA_C_ALLOC,
+                    EXTRA_COUNT };
 
 struct encoder {
     const rp_profile *p;
@@ -222,6 +223,8 @@ static void prepare_extras(struct encoder *e)
     snprintf(e->extras[EXTRA_C_COUNTS], sizeof(e->extras[0]), RP_PPROF_COMMENT_COUNTS RP_PPROF_COUNTS_FORMAT,
              (long long)m->sampling_count, (long long)m->trigger_count,
              (long long)(m->process_count > 0 ? m->process_count : 1));
+    snprintf(e->extras[EXTRA_C_PROFILER], sizeof(e->extras[0]), RP_PPROF_COMMENT_PROFILER RP_PPROF_PROFILER_FORMAT,
+             (long long)m->sampling_time_ns, (long long)m->worker_cpu_ns);
     e->extra_base = (uint64_t)p->strings.count + 1;
 }
 
@@ -242,7 +245,7 @@ int rp_pprof_write(const rp_profile *p, rp_out *out, const rp_encode_opts *opts)
     scalar(&e, PROFILE_DURATION_NANOS, p->meta.duration_ns);
     value_type(&e, PROFILE_PERIOD_TYPE, RP_MEASURE_TIME);
     scalar(&e, PROFILE_PERIOD, p->meta.frequency > 0 ? 1000000000 / p->meta.frequency : 0);
-    for (int x = EXTRA_C_VERSION; x <= (e.measures > 1 ? EXTRA_C_ALLOC : EXTRA_C_COUNTS); x++)
+    for (int x = EXTRA_C_VERSION; x <= (e.measures > 1 ? EXTRA_C_ALLOC : EXTRA_C_PROFILER); x++)
         scalar(&e, PROFILE_COMMENT, (int64_t)extra_id(&e, (enum extra_string)x));
     /* the measure chosen (--measure) is what pprof shows first */
     if (e.measures > 1 && p->measure != RP_MEASURE_TIME)

@@ -37,6 +37,10 @@ int rp_verbose_write(const rp_profile *p, rp_out *out, size_t thread_records)
                        " dropped, %" PRId64 " truncated at %d frames)\n",
                   m->sampling_count, m->trigger_count, m->dropped_samples, m->truncated_samples,
                   RP_STACK_MAX);
+    if (m->worker_cpu_ns > 0)
+        rp_out_printf(out, "[Rperf] worker thread: %.2fms CPU, %.1fus/trigger\n",
+                      (double)m->worker_cpu_ns / 1e6,
+                      m->trigger_count > 0 ? (double)m->worker_cpu_ns / (double)m->trigger_count / 1000.0 : 0.0);
     if (thread_records)
         rp_out_printf(out, "[Rperf] thread records: %zu allocated for %" PRId64 " threads\n",
                       thread_records, m->detected_thread_count);

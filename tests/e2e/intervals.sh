@@ -37,7 +37,15 @@ for f in "${parts[@]}"; do
     [ "$("$RUBY" "$CHECK" field "$f" part)" = "$i" ] || fail "$f is not part $i"
     "$ANALYZE" stat "$f" >/dev/null || fail "stat of part $i alone"
     sum=$((sum + $("$RUBY" "$CHECK" field "$f" duration_ns)))
+    echo "$("$RUBY" "$CHECK" field "$f" worker_cpu_ns) $("$RUBY" "$CHECK" field "$f" trigger_count)" >>worker.txt
 done
+# The worker's CPU is each part's own, not the process's so far: per
+# trigger alike in every part (counted from the start, the later parts'
+# would be several times the first's).
+awk '{ if ($1 <= 0 || $2 <= 0) bad = 1; r = $1 / $2; if (!min || r < min) min = r; if (r > max) max = r }
+     END { exit bad || max > 4 * min }' worker.txt \
+    || fail "the parts' worker_cpu_ns and triggers: $(tr '\n' ';' <worker.txt)"
+note "the parts' worker CPU (ns) and triggers: $(tr '\n' ';' <worker.txt)"
 awk -v s="$sum" -v t="$span" 'BEGIN { exit !(s >= t * 0.97 && s <= t * 1.03) }' \
     || fail "the parts' durations sum to $sum ns, the run spans $span ns"
 note "$n parts, durations summing to $(awk -v s="$sum" 'BEGIN { printf "%.3f", s / 1e9 }') s of a $(awk -v s="$span" 'BEGIN { printf "%.3f", s / 1e9 }') s run"

@@ -43,6 +43,24 @@ run_and_expect_rate sleep200 200 RPERF_SIGNAL=false
 run_and_expect_rate sleep1000 1000 RPERF_SIGNAL=false
 run_and_expect_rate othersig 1000 RPERF_SIGNAL=$(( $(kill -l RTMIN) + 3 ))
 
+# The worker thread's own CPU (worker_cpu_ns): recorded, grows with the
+# ticks that wake it, and is the worker's alone — a small part of the
+# process's CPU time, which includes it (the busy loop takes 0.5 s).
+worker_cpu() { check field "$(only_profile "$WORK/$1")" worker_cpu_ns; }
+process_cpu() {
+    local f
+    f=$(only_profile "$WORK/$1")
+    echo $(( $(check field "$f" user_ns) + $(check field "$f" sys_ns) ))
+}
+for name in signal200 signal1000 sleep200 sleep1000; do
+    w=$(worker_cpu $name)
+    note "$name: the worker's CPU $(( w / 1000 )) us, the process's $(( $(process_cpu $name) / 1000 )) us"
+    [ "$w" -gt 0 ] && [ "$w" -lt $(( $(process_cpu $name) / 4 )) ] \
+        || fail "$name: worker_cpu_ns $w against the process's $(process_cpu $name)"
+done
+[ "$(worker_cpu signal1000)" -gt "$(worker_cpu signal200)" ] \
+    || fail "the worker took no more CPU at 1000 Hz ($(worker_cpu signal1000)) than at 200 Hz ($(worker_cpu signal200))"
+
 # SIGRTMIN+8 inherited as ignored: the program keeps it ignored; the agent
 # uses the sleeping thread and says so only when verbose.
 rtmin8=$(( $(kill -l RTMIN) + 8 ))

@@ -197,10 +197,11 @@ static void test_pprof_decodes(void **state)
     assert_int_equal(d.nlocations, (int)p.frame_count);
     assert_int_equal(d.nfunctions, (int)p.frame_count);
     /* version, mode, frequency, ruby, and the counts profile.proto has no field for */
-    assert_int_equal(d.ncomments, 5);
+    assert_int_equal(d.ncomments, 6);
     assert_true(strncmp(d.strings[d.comments[1]], "mode: ", 6) == 0);
     assert_true(strncmp(d.strings[d.comments[4]], "samples: ", 9) == 0);
     assert_non_null(strstr(d.strings[d.comments[4]], ", processes: "));
+    assert_true(strncmp(d.strings[d.comments[5]], "profiler: sampling ", 19) == 0);
     assert_int_equal(d.period, 2000000);
     assert_int_equal(d.time_nanos, 1700000000000000000);
     assert_int_equal(d.duration_nanos, 3000000000);
@@ -361,6 +362,14 @@ static void test_stat_layout(void **state)
         "\n");
     free(text);
 
+    /* the worker thread's CPU known (this agent's files): in the overhead */
+    m->worker_cpu_ns = 81420000;
+    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_stat_write(&p, out, false, 50), 0));
+    assert_non_null(strstr(text, "\n  2034 samples / 2034 triggers, 4.1% profiler overhead "
+                                 "(sampling 0.1%, the agent's worker thread 4.0% CPU)\n"));
+    free(text);
+    m->worker_cpu_ns = 0;
+
     /* several processes: the count line and the note on what is summed */
     m->process_count = 3;
     CAPTURE_OUTPUT(text, out, assert_int_equal(rp_stat_write(&p, out, true, 50), 0));
@@ -397,6 +406,9 @@ static void test_html_page(void **state)
     p.meta.process_count = 2;
     p.meta.sampling_count = 3;
     p.meta.trigger_count = 4;
+    p.meta.duration_ns = p.meta.total_duration_ns = 10000000;
+    p.meta.sampling_time_ns = 20000;
+    p.meta.worker_cpu_ns = 300000;
     uint32_t cmd[] = {rp_profile_cstring(&p, "ruby"), rp_profile_cstring(&p, "a&b.rb")};
     p.meta.command = cmd;
     p.meta.command_len = 2;
@@ -421,6 +433,8 @@ static void test_html_page(void **state)
     /* summary: processes, threads (one per process here), the states */
     assert_non_null(strstr(page, "<dt>Processes</dt><dd>2</dd>"));
     assert_non_null(strstr(page, "<dt>Threads</dt><dd>2</dd>"));
+    assert_non_null(strstr(page, "<dt>Profiler overhead</dt><dd>3.2% (sampling 0.2%, "
+                                 "the agent&#39;s worker thread 3.0% CPU)</dd>"));
     assert_non_null(strstr(page, "GVL blocked (I/O, sleep)</td><td class=\"num\">1.0 ms</td><td class=\"num\">16.7%</td>"));
     /* The Top and Tags tables are the script's to compute (one source for
      * each number): the page carries none written. */

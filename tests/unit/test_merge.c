@@ -26,6 +26,7 @@ static void make_process(rp_profile *p, int64_t pid, int64_t start, int64_t dura
     p->meta.trigger_count = 5;
     p->meta.sampling_count = 4;
     p->meta.sampling_time_ns = 1000;
+    p->meta.worker_cpu_ns = 30000;
     p->meta.user_ns = 7;
     p->meta.frequency = 1000;
     p->meta.has_gc = true;
@@ -77,6 +78,7 @@ static void test_merging_renumbers_and_sums(void **state)
     assert_int_equal(merged.meta.trigger_count, 10);
     assert_int_equal(merged.meta.sampling_count, 8);
     assert_int_equal(merged.meta.sampling_time_ns, 2000);
+    assert_int_equal(merged.meta.worker_cpu_ns, 60000);
     assert_int_equal(merged.meta.user_ns, 14);
     /* From the root's start (100) to the child's end (200 + 50). */
     assert_int_equal(merged.meta.duration_ns, 150);

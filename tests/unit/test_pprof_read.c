@@ -79,6 +79,8 @@ static void make_profile(rp_profile *p)
     p->meta.frequency = 250;
     p->meta.sampling_count = 40;
     p->meta.trigger_count = 44;
+    p->meta.sampling_time_ns = 210000;
+    p->meta.worker_cpu_ns = 1760000;
     p->meta.process_count = 2;
     p->meta.start_time_ns = 1700000000123456789;
     p->meta.duration_ns = 2500000000;
@@ -112,6 +114,8 @@ static void test_round_trip(void **state)
     assert_int_equal(back.meta.frequency, 250);
     assert_int_equal(back.meta.sampling_count, 40);
     assert_int_equal(back.meta.trigger_count, 44);
+    assert_int_equal(back.meta.sampling_time_ns, 210000);
+    assert_int_equal(back.meta.worker_cpu_ns, 1760000);
     assert_int_equal(back.meta.process_count, 2);
     assert_int_equal(back.meta.start_time_ns, 1700000000123456789);
     assert_int_equal(back.meta.duration_ns, 2500000000);

@@ -34,6 +34,7 @@ static void build_sample_profile(rp_profile *p, bool aggregate)
     m->trigger_count = 10;
     m->sampling_count = 9;
     m->sampling_time_ns = 12345;
+    m->worker_cpu_ns = 67890;
     m->detected_thread_count = 2;
     m->start_time_ns = 1700000000123456789;
     m->duration_ns = 2000000000;
@@ -83,6 +84,7 @@ static void test_round_trip_keeps_everything(void **state)
     assert_int_equal(r.meta.trigger_count, 10);
     assert_int_equal(r.meta.sampling_count, 9);
     assert_int_equal(r.meta.sampling_time_ns, 12345);
+    assert_int_equal(r.meta.worker_cpu_ns, 67890);
     assert_int_equal(r.meta.start_time_ns, 1700000000123456789);
     assert_int_equal(r.meta.duration_ns, 2000000000);
     assert_int_equal(r.meta.dropped_samples, 1);

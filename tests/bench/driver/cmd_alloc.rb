@@ -68,6 +68,12 @@ module Bench
     def self.paired_ratio(rounds, a, b, time) =
       Bench.median(rounds[a].zip(rounds[b]).map { |x, y| x[time] / y[time] })
 
+    # What A adds to BASE, as a share of the same round's plain run (the
+    # median over rounds): allocation profiling's own cost when A and BASE
+    # differ only by it, whatever else both do (the agent's time sampling).
+    def self.added_share(rounds, a, base, time) =
+      Bench.median(rounds[a].zip(rounds[base], rounds["plain"]).map { |x, y, z| (x[time] - y[time]) / z[time] })
+
     def self.table(runs)
       [%w[alloc.rb 600000], %w[alloc_app.rb 100000]].each do |w|
         rounds = rounds(runs, NAMES, [Bench.src(w[0]), *w[1..]])
@@ -87,6 +93,13 @@ module Bench
         ratios = %i[whole wall cpu].map { format("%.3f", paired_ratio(rounds, "agent-alloc", "stackprof", _1)) }
         puts "    agent-alloc / stackprof, medians of the rounds' ratios: whole process #{ratios[0]}, " \
              "the workload's wall #{ratios[1]}, its CPU #{ratios[2]}"
+        added = %i[whole wall cpu].map do |time|
+          format("%+.3f against %+.3f", added_share(rounds, "agent-alloc", "agent", time),
+                 added_share(rounds, "stackprof", "plain", time))
+        end
+        puts "    allocation profiling's own share of the plain run (agent-alloc over agent, stackprof over " \
+             "plain; medians of the rounds'): whole process #{added[0]}, the workload's wall #{added[1]}, " \
+             "its CPU #{added[2]}"
       end
       puts
     end
@@ -198,7 +211,7 @@ module Bench
       err, = Bench.capture_err(env, RUBY, Bench.src(workload[0]), *workload[1..])
       Bench.forget("alloc-session")
       line = err.lines.find { _1.include?(words) }.to_s.chomp
-      line.delete_prefix("rperf: allocation sampling: ")
+      line.delete_prefix("rperf: allocation sampling: ").delete_prefix("[Rperf] ")
     end
 
     def self.run(runs)
@@ -222,6 +235,10 @@ module Bench
       instruction_counts
       window_instructions if Bench.which?("valgrind")
       puts "  memory, RPERF_ALLOC=16 on alloc.rb: #{verbose_line(16, "allocation sampling:")}"
+      # What the agent's time sampling costs beside its allocation sampling
+      # (stackprof's object mode takes no time samples): its worker thread.
+      puts "  time sampling's own, RPERF_ALLOC=#{RATE} on alloc_app.rb 100000: " \
+           "#{verbose_line(RATE, "worker thread:", %w[alloc_app.rb 100000])}"
       # The window mode's share of allocations through the hook: what its
       # timed cost, below this machine's noise, is made of.
       # (runs of some 3 s: a window about every second)
