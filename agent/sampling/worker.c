@@ -353,8 +353,9 @@ int64_t rp_worker_cpu_ns(void)
     int64_t ns = atomic_load(&ended_workers_cpu_ns);
     clockid_t clock;
     struct timespec now;
-    /* A worker that ends meanwhile has no clock any more: it is counted
-     * in `ended_workers_cpu_ns` by then, or a moment after. */
+    /* Only while rp_worker_stop waits can the worker end between these
+     * reads (then its clock is gone and its share missed); rp_worker_stop
+     * runs on the GVL side, as every caller but the worker does. */
     if (worker_running && !atomic_load(&worker_counted) && pthread_getcpuclockid(worker_thread, &clock) == 0 &&
         clock_gettime(clock, &now) == 0)
         ns += rp_timespec_ns(now);

@@ -7,20 +7,22 @@
 # vernier's allocation_interval does the same; vernier's retained mode
 # follows every object; noop-hook (with -r workload.so) installs a NEWOBJ
 # hook that does nothing. A profiler's profile is built and dropped (not
-# written). With RPERF_BENCH_TIMED set, writes "CPU_MS WALL_MS" of the
-# workload (the process's CPU time over it: every thread's) to that file:
-# the program's own time, without what happens before it (the process's
-# start, a profiler's loading) or after it (the agent's profile written).
+# written). With RPERF_BENCH_TIMED set, writes "CPU_MS WALL_MS THREAD_MS"
+# of the workload to that file: the process's CPU time over it (every
+# thread's: a profiler's own threads too), its wall time, and the CPU time
+# of the thread that runs it (where allocations are sampled, by every
+# profiler here) — the program's own time, without what happens before it
+# (the process's start, a profiler's loading) or after it (the agent's
+# profile written).
 profiler, rate, script, *args = ARGV
 ARGV.replace(args)
 rate = Integer(rate)
 
 def timed(script)
-  cpu = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
-  wall = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+  clocks = [Process::CLOCK_PROCESS_CPUTIME_ID, Process::CLOCK_MONOTONIC, Process::CLOCK_THREAD_CPUTIME_ID]
+  start = clocks.map { Process.clock_gettime(_1) }
   load script
-  times = [Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) - cpu,
-           Process.clock_gettime(Process::CLOCK_MONOTONIC) - wall]
+  times = clocks.zip(start).map { |clock, t0| Process.clock_gettime(clock) - t0 }
   out = ENV["RPERF_BENCH_TIMED"]
   File.write(out, times.map { format("%.3f", _1 * 1000) }.join(" ")) if out
 end

@@ -38,16 +38,16 @@ module Bench
     end
 
     # One run's times (ms): the whole process's wall, and the workload's
-    # own CPU (every thread's) and wall, as alloc_timed.rb measures them.
-    Run = Struct.new(:whole, :cpu, :wall)
+    # own CPU (every thread's), wall, and its thread's CPU, as
+    # alloc_timed.rb measures them.
+    Run = Struct.new(:whole, :cpu, :wall, :thread)
 
     def self.run_once(cmd, workload)
       out = Bench.work("alloc-timed.txt")
       File.delete(out) if File.exist?(out)
       whole = Bench.measure(*Bench.with_env(cmd, "RPERF_BENCH_TIMED" => out), *workload).wall
       Bench.forget("alloc-session")
-      cpu, wall = File.read(out).split.map(&:to_f)
-      Run.new(whole, cpu, wall)
+      Run.new(whole, *File.read(out).split.map(&:to_f))
     end
 
     # The runs of each configuration of NAMES that can run, RUNS rounds of
@@ -68,18 +68,17 @@ module Bench
     def self.paired_ratio(rounds, a, b, time) =
       Bench.median(rounds[a].zip(rounds[b]).map { |x, y| x[time] / y[time] })
 
-    # What A adds to BASE, as a share of the same round's plain run (the
-    # median over rounds): allocation profiling's own cost when A and BASE
-    # differ only by it, whatever else both do (the agent's time sampling).
-    def self.added_share(rounds, a, base, time) =
-      Bench.median(rounds[a].zip(rounds[base], rounds["plain"]).map { |x, y, z| (x[time] - y[time]) / z[time] })
+    # The times of a Run the table shows: the thread's CPU leaves out what
+    # a profiler's own threads take (the agent's worker, woken at every
+    # tick of its time sampling; vernier's sampler).
+    TIMES = [[:whole, "whole process, wall"], [:wall, "the workload, wall"], [:cpu, "the workload, CPU"],
+             [:thread, "its thread's CPU"]].freeze
 
     def self.table(runs)
       [%w[alloc.rb 600000], %w[alloc_app.rb 100000]].each do |w|
         rounds = rounds(runs, NAMES, [Bench.src(w[0]), *w[1..]])
         puts "  #{w.join(" ")}:"
-        [[:whole, "whole process, wall"], [:wall, "the workload, wall"], [:cpu, "the workload, CPU"]]
-          .each do |time, what|
+        TIMES.each do |time, what|
           printf("    %-22s", what)
           NAMES.each do |name|
             next printf(" %-24s", "#{name} -") if rounds[name].empty?
@@ -90,16 +89,13 @@ module Bench
           puts
         end
         next if rounds["stackprof"].empty?
-        ratios = %i[whole wall cpu].map { format("%.3f", paired_ratio(rounds, "agent-alloc", "stackprof", _1)) }
-        puts "    agent-alloc / stackprof, medians of the rounds' ratios: whole process #{ratios[0]}, " \
-             "the workload's wall #{ratios[1]}, its CPU #{ratios[2]}"
-        added = %i[whole wall cpu].map do |time|
-          format("%+.3f against %+.3f", added_share(rounds, "agent-alloc", "agent", time),
-                 added_share(rounds, "stackprof", "plain", time))
+        head_to_head = TIMES.map do |time, what|
+          fastest = rounds["agent-alloc"].map(&time).min / rounds["stackprof"].map(&time).min
+          format("%s %.3f [%.3f]", what.delete_prefix("the workload, "),
+                 paired_ratio(rounds, "agent-alloc", "stackprof", time), fastest)
         end
-        puts "    allocation profiling's own share of the plain run (agent-alloc over agent, stackprof over " \
-             "plain; medians of the rounds'): whole process #{added[0]}, the workload's wall #{added[1]}, " \
-             "its CPU #{added[2]}"
+        puts "    agent-alloc / stackprof, the median of the rounds' ratios [fastest against fastest]: " \
+             "#{head_to_head.join(", ")}"
       end
       puts
     end
