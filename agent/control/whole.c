@@ -234,6 +234,17 @@ static void say_frame_names(void)
            captured ? 100.0 * (double)named / (double)captured : 0.0);
 }
 
+/* RPERF_VERBOSE: how often the worker stopped its ticks while the
+ * program ran no Ruby code (worker.c, idleness). */
+static void say_idle_pauses(void)
+{
+    uint64_t pauses;
+    int64_t ns;
+    rp_worker_idle_totals(&pauses, &ns);
+    rp_log("ticks paused while no thread ran Ruby code: %" PRIu64 " time%s, %.1f ms in all", pauses,
+           pauses == 1 ? "" : "s", (double)ns / 1e6);
+}
+
 /* RPERF_VERBOSE with RPERF_ALLOC: the objects followed at the end and
  * what following them costs in memory. */
 static void say_followed(void)
@@ -318,6 +329,7 @@ void rp_whole_end_whole_profile(bool at_end)
     if (agent.cfg.verbose) {
         say_capped(rp_aggregator_tables(RP_REC_WHOLE));
         say_frame_names();
+        say_idle_pauses();
         if (agent.cfg.interval)
             say_pauses();
     }

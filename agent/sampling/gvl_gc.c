@@ -26,6 +26,7 @@
 #include "../base/ruby_api.h"
 #include "sample_buf.h"
 #include "sampler.h"
+#include "worker.h"
 #include "../vm/thread_cpu.h"
 #include "../vm/threads.h"
 
@@ -201,6 +202,7 @@ static void on_thread_event(rb_event_flag_t event, const rb_internal_thread_even
     } else if (event & RUBY_INTERNAL_THREAD_EVENT_SUSPENDED) {
         on_suspended(data->thread);
     } else if (resumed) {
+        rp_worker_program_resumed();
         rp_gvl_holder_resumed(data->thread);
         on_resumed();
     }

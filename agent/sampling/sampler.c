@@ -23,6 +23,14 @@
 static rb_postponed_job_handle_t job_handle = POSTPONED_JOB_HANDLE_INVALID;
 static rp_keep_capture_fn *keep_capture;
 static rp_after_round_fn *after_round;
+/* Job runs that served a tick: the worker reads it to tell whether the
+ * program runs Ruby code (worker.c, idleness). */
+static _Atomic uint64_t rounds_served;
+
+uint64_t rp_sampler_rounds_served(void)
+{
+    return atomic_load_explicit(&rounds_served, memory_order_relaxed);
+}
 
 void rp_sampler_set_keep_capture(rp_keep_capture_fn *fn)
 {
@@ -224,8 +232,10 @@ static void sample_job(void *unused)
         rp_sampler_record(t, charges, n);
     if (after_round)
         after_round(now.wall_ns);
-    if (t)
+    if (t) {
         rp_sampler_own_time(t, took, &now);
+        atomic_fetch_add_explicit(&rounds_served, 1, memory_order_relaxed);
+    }
 }
 
 int rp_sampler_init(void)

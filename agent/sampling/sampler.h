@@ -19,6 +19,10 @@
  * Returns 0 or -1 (already logged). */
 int rp_sampler_init(void);
 
+/* Any thread: how many runs of the sampling job have served a tick so
+ * far (it only grows while a thread runs Ruby code). */
+uint64_t rp_sampler_rounds_served(void);
+
 /* Any context, async-signal-safe: a tick. Counts it for every recording
  * it is due for (recording.h) and asks Ruby to run the sampling job at
  * the next safepoint when any. */

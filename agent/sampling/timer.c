@@ -17,6 +17,7 @@ static timer_t tick_timer;
 static bool timer_exists;
 static bool timer_armed;
 static bool ticks_wanted = true;
+static bool idle_pause; /* the worker's: the program runs no Ruby code */
 static struct timespec tick_interval;
 static int claimed_signal;
 static struct sigaction previous_action;
@@ -82,7 +83,7 @@ int rp_timer_start_signal(int signo, pid_t tid, int frequency)
     pthread_mutex_lock(&lock);
     tick_interval = interval_of(frequency);
     int rc = timer_create(CLOCK_MONOTONIC, &sev, &tick_timer);
-    if (rc == 0 && arm(ticks_wanted) != 0) {
+    if (rc == 0 && arm(ticks_wanted && !idle_pause) != 0) {
         int err = errno;
         timer_delete(tick_timer);
         errno = err;
@@ -107,7 +108,7 @@ void rp_timer_set_running(bool running)
 {
     pthread_mutex_lock(&lock);
     ticks_wanted = running;
-    if (running && timer_exists && !timer_armed)
+    if (running && !idle_pause && timer_exists && !timer_armed)
         arm(true);
     pthread_mutex_unlock(&lock);
 }
@@ -124,15 +125,25 @@ void rp_timer_set_frequency(int frequency)
 void rp_timer_settle(void)
 {
     pthread_mutex_lock(&lock);
-    if (!ticks_wanted && timer_exists && timer_armed)
+    if ((!ticks_wanted || idle_pause) && timer_exists && timer_armed)
         arm(false);
+    pthread_mutex_unlock(&lock);
+}
+
+void rp_timer_pause_idle(bool pause)
+{
+    pthread_mutex_lock(&lock);
+    idle_pause = pause;
+    bool want = ticks_wanted && !pause;
+    if (timer_exists && timer_armed != want)
+        arm(want);
     pthread_mutex_unlock(&lock);
 }
 
 void rp_timer_forget(void)
 {
     pthread_mutex_init(&lock, NULL);
-    timer_exists = timer_armed = false;
+    timer_exists = timer_armed = idle_pause = false;
 }
 
 /* Whether `signo`'s handler is on_tick now. */

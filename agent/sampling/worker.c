@@ -114,6 +114,119 @@ static void wait_or_rotation(int64_t cap_ns)
     sem_clockwait(&wake, CLOCK_MONOTONIC, &due);
 }
 
+/* --- Idleness --------------------------------------------------------------
+ * While the program runs no Ruby code (every thread off the GVL: asleep,
+ * waiting for I/O or for work), a tick samples nothing, yet each one wakes
+ * the worker: tens of µs of CPU a tick on a virtual machine, a thousand
+ * times a second, in every idle process. So the worker stops its ticks
+ * once IDLE_AFTER_NS has passed with no tick served and the program used
+ * under IDLE_CPU_PERCENT of a CPU, and the next thread to take the GVL
+ * (rp_worker_program_resumed, from the RESUMED hook) starts them again.
+ * A thread that goes on running without taking the GVL anew (it waited in
+ * C code holding it) is caught by a look at the process's CPU time every
+ * IDLE_POLL_NS. Ticks are skipped only where they would have sampled
+ * nothing: the weights, differences of clocks, are the same. */
+#define IDLE_AFTER_NS 20000000
+#define IDLE_POLL_NS 50000000
+#define IDLE_CPU_PERCENT 10
+
+static atomic_bool idle;            /* ticks stopped: set by the worker, cleared by either */
+static _Atomic uint64_t resumes;    /* GVL acquisitions seen in the main Ractor */
+static _Atomic uint64_t idle_pauses; /* how often ticks were stopped */
+static _Atomic int64_t idle_ns;      /* how long, in all (pauses ended) */
+
+/* Worker's own: the stretch being watched. */
+typedef struct idle_watch {
+    int64_t since_ns;       /* its start, CLOCK_MONOTONIC */
+    uint64_t rounds;        /* rp_sampler_rounds_served at its start */
+    bool cpu_known;         /* process_cpu_ns and own_cpu_ns read at its start */
+    int64_t process_cpu_ns, own_cpu_ns;
+    bool paused;            /* the worker stopped its ticks */
+    int64_t paused_at_ns;
+} idle_watch;
+static idle_watch watch;
+static rp_ticker ticker; /* sleeping mode's deadlines (worker's own) */
+
+static void watch_from(int64_t now, bool read_cpu)
+{
+    watch.since_ns = now;
+    watch.rounds = rp_sampler_rounds_served();
+    watch.cpu_known = read_cpu;
+    if (read_cpu) {
+        watch.process_cpu_ns = rp_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+        watch.own_cpu_ns = rp_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    }
+}
+
+/* The program (every thread but the worker) used IDLE_CPU_PERCENT of a
+ * CPU or more since the watch began. */
+static bool program_busy(int64_t now)
+{
+    int64_t used = rp_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - watch.process_cpu_ns -
+                   (rp_clock_ns(CLOCK_THREAD_CPUTIME_ID) - watch.own_cpu_ns);
+    return used * 100 >= (now - watch.since_ns) * IDLE_CPU_PERCENT;
+}
+
+static void resume_ticks(int64_t now)
+{
+    rp_timer_pause_idle(false);
+    if (!timer_signal)
+        rp_ticker_start(&ticker, atomic_load(&tick_hz));
+    watch.paused = false;
+    atomic_fetch_add_explicit(&idle_ns, now - watch.paused_at_ns, memory_order_relaxed);
+    watch_from(now, false);
+}
+
+/* Stops the ticks, unless a thread took the GVL meanwhile: it says so by
+ * counting `resumes` before it reads `idle` (both sequentially
+ * consistent), so either this sees its count or it sees `idle` and wakes
+ * the worker. */
+static void pause_ticks(int64_t now)
+{
+    uint64_t before = atomic_load(&resumes);
+    atomic_store(&idle, true);
+    if (atomic_load(&resumes) != before) {
+        atomic_store(&idle, false);
+        watch_from(now, false);
+        return;
+    }
+    rp_timer_pause_idle(true);
+    watch.paused = true;
+    watch.paused_at_ns = now;
+    atomic_fetch_add_explicit(&idle_pauses, 1, memory_order_relaxed);
+    watch_from(now, true);
+}
+
+/* Worker, after every wake-up: stops the ticks when the program has gone
+ * idle, starts them when it runs again. */
+static void watch_idleness(void)
+{
+    int64_t now = rp_monotonic_ns();
+    if (watch.paused) {
+        if (!atomic_load(&idle))
+            resume_ticks(now);
+        else if (now - watch.since_ns >= IDLE_POLL_NS) {
+            if (program_busy(now) && atomic_exchange(&idle, false))
+                resume_ticks(now);
+            else
+                watch_from(now, true);
+        }
+        return;
+    }
+    if (!atomic_load(&ticking) || rp_sampler_rounds_served() != watch.rounds) {
+        watch_from(now, false);
+        return;
+    }
+    if (now - watch.since_ns < IDLE_AFTER_NS)
+        return;
+    if (!watch.cpu_known) /* a stretch with no tick served: measure the next one */
+        watch_from(now, true);
+    else if (program_busy(now))
+        watch_from(now, false);
+    else
+        pause_ticks(now);
+}
+
 /* How often the worker looks whether its signal is still its own
  * (watch_timer_signal) — at least, since ticks do not wake it (the sample
  * job does, at hand-overs) and the program may have taken them; and at
@@ -122,25 +235,30 @@ static void wait_or_rotation(int64_t cap_ns)
 
 /* Waits for a hand-over or stop; in sleeping mode also ticks, unless
  * ticking is off, and then starts afresh when it is turned back on. */
-static void wait_for_work(rp_ticker *ticker)
+static void wait_for_work(void)
 {
     if (timer_signal) {
-        wait_or_rotation(SIGNAL_WATCH_NS); /* EINTR at a timer signal is fine */
+        /* EINTR at a timer signal is fine */
+        wait_or_rotation(watch.paused ? IDLE_POLL_NS : SIGNAL_WATCH_NS);
         rp_timer_settle();
+        return;
+    }
+    if (watch.paused) {
+        wait_or_rotation(IDLE_POLL_NS);
         return;
     }
     if (!atomic_load(&ticking)) {
         wait_or_rotation(0);
         if (atomic_load(&ticking))
-            rp_ticker_start(ticker, atomic_load(&tick_hz));
+            rp_ticker_start(&ticker, atomic_load(&tick_hz));
         return;
     }
     int hz = atomic_load(&tick_hz);
-    if (ticker->interval_ns != 1000000000 / hz)
-        rp_ticker_start(ticker, hz); /* the recordings changed their rate */
-    if (sem_clockwait(&wake, CLOCK_MONOTONIC, &ticker->deadline) != 0 && errno == ETIMEDOUT) {
+    if (ticker.interval_ns != 1000000000 / hz)
+        rp_ticker_start(&ticker, hz); /* the recordings changed their rate */
+    if (sem_clockwait(&wake, CLOCK_MONOTONIC, &ticker.deadline) != 0 && errno == ETIMEDOUT) {
         rp_sampler_trigger();
-        rp_ticker_advance(ticker);
+        rp_ticker_advance(&ticker);
     }
 }
 
@@ -196,7 +314,8 @@ static void *worker_main(void *arg)
 {
     (void)arg;
     pthread_setname_np(pthread_self(), "rperf-worker");
-    rp_ticker ticker;
+    watch = (idle_watch){0};
+    watch_from(rp_monotonic_ns(), false);
     if (timer_signal &&
         rp_timer_start_signal(timer_signal, (pid_t)syscall(SYS_gettid), atomic_load(&tick_hz)) != 0)
         rp_log("cannot sample: timer_create failed: %s", strerror(errno));
@@ -209,13 +328,16 @@ static void *worker_main(void *arg)
     bool told_taken = false;
     while (!atomic_load(&stopping)) {
         rp_sample_buf_prefault();
-        wait_for_work(&ticker);
+        wait_for_work();
+        watch_idleness();
         fold_handed_over();
         rotate_when_due();
         run_posted_job();
         watch_timer_signal(&next_signal_check_ns, &told_taken);
     }
     rp_timer_stop_signal();
+    if (watch.paused)
+        atomic_fetch_add(&idle_ns, rp_monotonic_ns() - watch.paused_at_ns);
     fold_handed_over();
     run_posted_job();
     getrusage(RUSAGE_THREAD, &worker_usage); /* read after pthread_join */
@@ -260,6 +382,7 @@ int rp_worker_start(int signo, bool verbose)
     sem_init(&armed, 0, 0);
     atomic_store(&stopping, false);
     atomic_store(&worker_counted, false);
+    atomic_store(&idle, false);
     rp_worker_update_ticks();
     if (signo && rp_timer_claim_signal(signo) != 0) {
         if (verbose)
@@ -308,6 +431,9 @@ void rp_worker_forget(void)
     atomic_store(&posted_job, NULL);
     rp_timer_forget();
     atomic_store(&ended_workers_cpu_ns, 0); /* the parent's, not this process's */
+    atomic_store(&idle, false);
+    atomic_store(&idle_pauses, 0);
+    atomic_store(&idle_ns, 0);
 }
 
 void rp_worker_set_rotation(int64_t interval_ns, void (*due)(void))
@@ -329,6 +455,19 @@ bool rp_worker_post(void (*job)(void *), void *arg)
     return true;
 }
 
+void rp_worker_program_resumed(void)
+{
+    atomic_fetch_add(&resumes, 1);
+    if (atomic_load(&idle) && atomic_exchange(&idle, false))
+        sem_post(&wake);
+}
+
+void rp_worker_idle_totals(uint64_t *pauses, int64_t *ns)
+{
+    *pauses = atomic_load(&idle_pauses);
+    *ns = atomic_load(&idle_ns);
+}
+
 void rp_worker_update_ticks(void)
 {
     int hz = rp_recordings_tick_frequency();
@@ -338,6 +477,8 @@ void rp_worker_update_ticks(void)
         rp_timer_set_frequency(hz);
     }
     atomic_store(&ticking, on);
+    if (on)
+        rp_worker_program_resumed(); /* a Ruby thread runs: this one */
     rp_timer_set_running(on);
     if (on && worker_running && !timer_signal)
         sem_post(&wake);

@@ -58,6 +58,15 @@ bool rp_worker_post(void (*job)(void *), void *arg);
  * running worker and to the next one started. */
 void rp_worker_update_ticks(void);
 
+/* RESUMED hook of the main Ractor (GVL held, on the thread that took it):
+ * a thread runs Ruby code, so ticks stopped for idleness start again. A
+ * counter and a load when they run. */
+void rp_worker_program_resumed(void);
+
+/* Any thread: how often the worker stopped its ticks while the program
+ * ran no Ruby code, and for how long in all (ns, the pauses ended). */
+void rp_worker_idle_totals(uint64_t *pauses, int64_t *ns);
+
 /* GVL held, or on the worker itself: the CPU time the process's worker
  * threads have taken so far (the one running and those that ended), ns.
  * Mostly its wake-ups at the ticks: what time sampling costs beside the

@@ -35,6 +35,7 @@ static void sleep_ms(double ms)
 
 static VALUE c_busy(VALUE self, VALUE ms)
 {
+    (void)self;
     double until = thread_cpu_ms() + NUM2DBL(ms);
     while (thread_cpu_ms() < until)
         ;
@@ -43,6 +44,7 @@ static VALUE c_busy(VALUE self, VALUE ms)
 
 static VALUE c_sleep_gvl(VALUE self, VALUE ms)
 {
+    (void)self;
     sleep_ms(NUM2DBL(ms));
     return Qnil;
 }
@@ -55,6 +57,7 @@ static void *sleep_without_gvl(void *arg)
 
 static VALUE c_sleep_nogvl(VALUE self, VALUE ms)
 {
+    (void)self;
     double d = NUM2DBL(ms);
     rb_thread_call_without_gvl(sleep_without_gvl, &d, RUBY_UBF_IO, NULL);
     return Qnil;
@@ -119,6 +122,7 @@ static double cold_ns(void (*op)(void), long n)
 
 static VALUE sample_floor(VALUE self, VALUE calls)
 {
+    (void)self;
     long n = NUM2LONG(calls);
     long cold_n = n / 100 > 0 ? n / 100 : 1;
     return rb_ary_new_from_args(4, DBL2NUM(warm_ns(read_thread_clock, n)),
