@@ -34,6 +34,9 @@ typedef enum gc_phase { GC_IDLE, GC_MARKING, GC_SWEEPING } gc_phase;
 
 static rb_internal_thread_event_hook_t *gvl_hook;
 static rb_event_flag_t gvl_events; /* what gvl_hook is installed for */
+/* SUSPENDED is wanted for more than the GVL holder (needed_events): the
+ * threads' clocks and requests' time off the GVL. */
+static bool suspended_for_clocks;
 static bool gc_hooked;
 static VALUE main_thread = Qnil;
 static const rp_gvl_gc_requests *requests; /* once the first request began */
@@ -183,6 +186,11 @@ static void on_thread_event(rb_event_flag_t event, const rb_internal_thread_even
                             void *unused)
 {
     (void)unused;
+    if (event & RUBY_INTERNAL_THREAD_EVENT_SUSPENDED) {
+        rp_gvl_holder_suspended(data->thread); /* another Ractor's thread is never the holder */
+        if (!suspended_for_clocks)
+            return;
+    }
     /* Only at RESUMED: a dying Ractor's thread suspends after its
      * Ractor's main thread is gone, and rb_thread_main() would crash. */
     bool resumed = event & RUBY_INTERNAL_THREAD_EVENT_RESUMED;
@@ -193,6 +201,10 @@ static void on_thread_event(rb_event_flag_t event, const rb_internal_thread_even
         rp_ractors_resumed(data->thread); /* another Ractor's: only its time */
         return;
     }
+    if (resumed) {
+        rp_gvl_holder_resumed(data->thread);
+        rp_worker_program_resumed();
+    }
     if (resumed || (event & RUBY_INTERNAL_THREAD_EVENT_SUSPENDED))
         rp_ractors_leave();
     if (!any_accepting())
@@ -202,8 +214,6 @@ static void on_thread_event(rb_event_flag_t event, const rb_internal_thread_even
     } else if (event & RUBY_INTERNAL_THREAD_EVENT_SUSPENDED) {
         on_suspended(data->thread);
     } else if (resumed) {
-        rp_worker_program_resumed();
-        rp_gvl_holder_resumed(data->thread);
         on_resumed();
     }
 }
@@ -340,7 +350,9 @@ static void on_gc_event(rb_event_flag_t event, VALUE data, VALUE self, ID mid, V
 
 /* The thread events the open recordings need: cpu mode only needs
  * RESUMED, nothing being measured while off the GVL — but with M:N
- * threads SUSPENDED too, for the threads' CPU clocks (thread_cpu.h). */
+ * threads SUSPENDED too, for the threads' CPU clocks (thread_cpu.h).
+ * Sets suspended_for_clocks; the caller adds SUSPENDED for the GVL
+ * holder alone (the worker's idleness) where it is known. */
 static rb_event_flag_t needed_events(void)
 {
     rb_event_flag_t events = RUBY_INTERNAL_THREAD_EVENT_RESUMED;
@@ -353,6 +365,9 @@ static rb_event_flag_t needed_events(void)
         if (r->open && r->cfg.mode == RP_MODE_WALL)
             events |= RUBY_INTERNAL_THREAD_EVENT_SUSPENDED | RUBY_INTERNAL_THREAD_EVENT_READY;
     }
+    suspended_for_clocks = events & RUBY_INTERNAL_THREAD_EVENT_SUSPENDED;
+    if (rp_gvl_holder_usable())
+        events |= RUBY_INTERNAL_THREAD_EVENT_SUSPENDED;
     return events;
 }
 

@@ -25,6 +25,7 @@
 #include "sample_buf.h"
 #include "sampler.h"
 #include "timer.h"
+#include "../vm/gvl_holder.h"
 
 static pthread_t worker_thread;
 static bool worker_running;
@@ -115,20 +116,18 @@ static void wait_or_rotation(int64_t cap_ns)
 }
 
 /* --- Idleness --------------------------------------------------------------
- * While the program runs no Ruby code (every thread off the GVL: asleep,
- * waiting for I/O or for work), a tick samples nothing, yet each one wakes
- * the worker: tens of µs of CPU a tick on a virtual machine, a thousand
- * times a second, in every idle process. So the worker stops its ticks
- * once IDLE_AFTER_NS has passed with no tick served and the program used
- * under IDLE_CPU_PERCENT of a CPU, and the next thread to take the GVL
- * (rp_worker_program_resumed, from the RESUMED hook) starts them again.
- * A thread that goes on running without taking the GVL anew (it waited in
- * C code holding it) is caught by a look at the process's CPU time every
- * IDLE_POLL_NS. Ticks are skipped only where they would have sampled
- * nothing: the weights, differences of clocks, are the same. */
+ * While no thread holds the GVL (every one asleep, waiting for I/O or for
+ * work), a tick samples nothing, yet each one wakes the worker: tens of
+ * µs of CPU a tick on a virtual machine, a thousand times a second, in
+ * every idle process. So once IDLE_AFTER_NS has passed with no tick
+ * served and no thread holds the GVL (gvl_holder.h, kept at every
+ * RESUMED and SUSPENDED), the worker stops its ticks; the next thread to
+ * take the GVL (rp_worker_program_resumed, from the RESUMED hook) starts
+ * them again. A thread that holds the GVL — running, waiting for a core,
+ * or waiting in C code without releasing it — keeps them going. Ticks
+ * are skipped only where they would have sampled nothing: the weights,
+ * differences of clocks, are the same. */
 #define IDLE_AFTER_NS 20000000
-#define IDLE_POLL_NS 50000000
-#define IDLE_CPU_PERCENT 10
 
 static atomic_bool idle;            /* ticks stopped: set by the worker, cleared by either */
 static _Atomic uint64_t resumes;    /* GVL acquisitions seen in the main Ractor */
@@ -137,34 +136,18 @@ static _Atomic int64_t idle_ns;      /* how long, in all (pauses ended) */
 
 /* Worker's own: the stretch being watched. */
 typedef struct idle_watch {
-    int64_t since_ns;       /* its start, CLOCK_MONOTONIC */
-    uint64_t rounds;        /* rp_sampler_rounds_served at its start */
-    bool cpu_known;         /* process_cpu_ns and own_cpu_ns read at its start */
-    int64_t process_cpu_ns, own_cpu_ns;
-    bool paused;            /* the worker stopped its ticks */
+    int64_t since_ns;  /* its start, CLOCK_MONOTONIC */
+    uint64_t rounds;   /* rp_sampler_rounds_served at its start */
+    bool paused;       /* the worker stopped its ticks */
     int64_t paused_at_ns;
 } idle_watch;
 static idle_watch watch;
 static rp_ticker ticker; /* sleeping mode's deadlines (worker's own) */
 
-static void watch_from(int64_t now, bool read_cpu)
+static void watch_from(int64_t now)
 {
     watch.since_ns = now;
     watch.rounds = rp_sampler_rounds_served();
-    watch.cpu_known = read_cpu;
-    if (read_cpu) {
-        watch.process_cpu_ns = rp_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-        watch.own_cpu_ns = rp_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-    }
-}
-
-/* The program (every thread but the worker) used IDLE_CPU_PERCENT of a
- * CPU or more since the watch began. */
-static bool program_busy(int64_t now)
-{
-    int64_t used = rp_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - watch.process_cpu_ns -
-                   (rp_clock_ns(CLOCK_THREAD_CPUTIME_ID) - watch.own_cpu_ns);
-    return used * 100 >= (now - watch.since_ns) * IDLE_CPU_PERCENT;
 }
 
 static void resume_ticks(int64_t now)
@@ -174,7 +157,7 @@ static void resume_ticks(int64_t now)
         rp_ticker_start(&ticker, atomic_load(&tick_hz));
     watch.paused = false;
     atomic_fetch_add_explicit(&idle_ns, now - watch.paused_at_ns, memory_order_relaxed);
-    watch_from(now, false);
+    watch_from(now);
 }
 
 /* Stops the ticks, unless a thread took the GVL meanwhile: it says so by
@@ -185,45 +168,30 @@ static void pause_ticks(int64_t now)
 {
     uint64_t before = atomic_load(&resumes);
     atomic_store(&idle, true);
-    if (atomic_load(&resumes) != before) {
+    if (atomic_load(&resumes) != before || !rp_gvl_holder_none()) {
         atomic_store(&idle, false);
-        watch_from(now, false);
+        watch_from(now);
         return;
     }
     rp_timer_pause_idle(true);
     watch.paused = true;
     watch.paused_at_ns = now;
     atomic_fetch_add_explicit(&idle_pauses, 1, memory_order_relaxed);
-    watch_from(now, true);
 }
 
-/* Worker, after every wake-up: stops the ticks when the program has gone
- * idle, starts them when it runs again. */
+/* Worker, after every wake-up: stops the ticks when no thread has held
+ * the GVL for a while, starts them when one takes it. */
 static void watch_idleness(void)
 {
     int64_t now = rp_monotonic_ns();
     if (watch.paused) {
         if (!atomic_load(&idle))
             resume_ticks(now);
-        else if (now - watch.since_ns >= IDLE_POLL_NS) {
-            if (program_busy(now) && atomic_exchange(&idle, false))
-                resume_ticks(now);
-            else
-                watch_from(now, true);
-        }
         return;
     }
-    if (!atomic_load(&ticking) || rp_sampler_rounds_served() != watch.rounds) {
-        watch_from(now, false);
-        return;
-    }
-    if (now - watch.since_ns < IDLE_AFTER_NS)
-        return;
-    if (!watch.cpu_known) /* a stretch with no tick served: measure the next one */
-        watch_from(now, true);
-    else if (program_busy(now))
-        watch_from(now, false);
-    else
+    if (!atomic_load(&ticking) || rp_sampler_rounds_served() != watch.rounds)
+        watch_from(now);
+    else if (now - watch.since_ns >= IDLE_AFTER_NS && rp_gvl_holder_none())
         pause_ticks(now);
 }
 
@@ -238,13 +206,14 @@ static void watch_idleness(void)
 static void wait_for_work(void)
 {
     if (timer_signal) {
-        /* EINTR at a timer signal is fine */
-        wait_or_rotation(watch.paused ? IDLE_POLL_NS : SIGNAL_WATCH_NS);
+        /* EINTR at a timer signal is fine; paused, only a thread taking
+         * the GVL (or a hand-over, a rotation) has anything for it */
+        wait_or_rotation(watch.paused ? 0 : SIGNAL_WATCH_NS);
         rp_timer_settle();
         return;
     }
     if (watch.paused) {
-        wait_or_rotation(IDLE_POLL_NS);
+        wait_or_rotation(0);
         return;
     }
     if (!atomic_load(&ticking)) {
@@ -315,7 +284,7 @@ static void *worker_main(void *arg)
     (void)arg;
     pthread_setname_np(pthread_self(), "rperf-worker");
     watch = (idle_watch){0};
-    watch_from(rp_monotonic_ns(), false);
+    watch_from(rp_monotonic_ns());
     if (timer_signal &&
         rp_timer_start_signal(timer_signal, (pid_t)syscall(SYS_gettid), atomic_load(&tick_hz)) != 0)
         rp_log("cannot sample: timer_create failed: %s", strerror(errno));

@@ -4,6 +4,8 @@
  * Contexts and what each touches:
  * - rp_gvl_holder_resumed: RESUMED hook, GVL held, on the thread that got
  *   it; stores that thread's rb_thread_t pointer.
+ * - rp_gvl_holder_suspended: SUSPENDED hook, on the thread letting go of
+ *   the GVL; clears the holder if it is that thread (a compare and swap).
  * - rp_gvl_holder_exited: EXITED hook, without the GVL, on the exiting
  *   thread; takes the lock, forgets the thread if it is the holder.
  * - rp_gvl_holder_gc_barrier: GC_ENTER hook, GVL held; takes and drops the
@@ -109,6 +111,22 @@ void rp_gvl_holder_resumed(VALUE thread)
 {
     if (usable)
         atomic_store_explicit(&holder, rp_thread_struct(thread), memory_order_release);
+}
+
+/* No lock: the worker may still aim a tick at the thread that just let go
+ * of the GVL, whose context is alive; the job then runs when it is back. */
+void rp_gvl_holder_suspended(VALUE thread)
+{
+    if (!usable)
+        return;
+    char *expected = rp_thread_struct(thread);
+    atomic_compare_exchange_strong_explicit(&holder, &expected, NULL, memory_order_release,
+                                            memory_order_relaxed);
+}
+
+bool rp_gvl_holder_none(void)
+{
+    return usable && atomic_load_explicit(&holder, memory_order_acquire) == NULL;
 }
 
 void rp_gvl_holder_exited(VALUE thread)

@@ -46,6 +46,12 @@ void rp_gvl_holder_stop(void);
 
 /* RESUMED thread event hook (GVL held, on `thread`): it holds the GVL. */
 void rp_gvl_holder_resumed(VALUE thread);
+/* SUSPENDED hook (on `thread`, as it releases the GVL): if it was the
+ * holder, no thread holds the GVL now. */
+void rp_gvl_holder_suspended(VALUE thread);
+/* Any thread: no thread of the main Ractor holds the GVL (false when that
+ * cannot be known: the layout did not hold). */
+bool rp_gvl_holder_none(void);
 /* EXITED thread event hook (on `thread`, without the GVL): the thread's
  * memory may be freed from now on, so it is never touched again. */
 void rp_gvl_holder_exited(VALUE thread);

@@ -1,17 +1,18 @@
-# While no thread runs Ruby code the worker stops its ticks (each would
+# While no thread holds the GVL the worker stops its ticks (each would
 # sample nothing and cost a wake-up), and starts them again when a thread
-# takes the GVL, or when the program uses CPU without taking it anew (C
-# code that waited holding the GVL, then Ruby code at once): an idle
-# process is hardly woken; a program that sleeps, waits on a queue or in
-# C keeps every millisecond of its work, in cpu and in wall mode.
+# takes it: an idle process is hardly woken; a thread that holds the GVL
+# without running (waiting in C code, or for a core on a busy machine)
+# keeps them; a program that sleeps, waits on a queue or in C keeps every
+# millisecond of its work, in cpu and in wall mode.
 . "$(dirname "$0")/lib.sh"
 
 # ms SESSION METHOD: the weight of METHOD's stacks, in ms.
 ms() { awk -v ns="$(check weight "$(only_profile "$1")" "$2")" 'BEGIN { printf "%.0f", ns / 1e6 }'; }
 # near GOT TRUTH: within 15% (the machine may be loaded).
 near() { awk -v g="$1" -v t="$2" 'BEGIN { exit !(g >= t * 0.85 && g <= t * 1.15) }'; }
-# paused SESSION_ERR: the pauses RPERF_VERBOSE reported.
+# paused SESSION_ERR: the pauses RPERF_VERBOSE reported; paused_ms: their length.
 paused() { sed -n 's/^rperf: ticks paused while no thread ran Ruby code: \([0-9]*\) time.*/\1/p' "$1"; }
+paused_ms() { sed -n 's/^rperf: ticks paused while no thread ran Ruby code: .*, \([0-9.]*\) ms in all/\1/p' "$1"; }
 
 # An idle process: a fraction of the ticks a busy one gets.
 RPERF_VERBOSE=1 profiled "$WORK/idle" "$RUBY" -e 'sleep 1.5' 2>idle.err || fail "sleep: $(cat idle.err)"
@@ -19,6 +20,16 @@ triggers=$(check field "$(only_profile "$WORK/idle")" trigger_count)
 note "sleep 1.5 at 1000 Hz: $triggers triggers; $(grep 'ticks paused' idle.err)"
 [ "$triggers" -lt 750 ] || fail "an idle process got $triggers ticks in 1.5 s at 1000 Hz"
 [ "$(paused idle.err)" -ge 1 ] || fail "no pause reported: $(cat idle.err)"
+
+# Waiting in C holding the GVL (1 s in all): the ticks go on.
+cat >held.rb <<'RUBY'
+require ENV.fetch("RPERF_TEST_WORKLOAD_EXT")
+5.times { RperfBench.c_sleep_gvl(200) }
+RUBY
+RPERF_VERBOSE=1 profiled "$WORK/held" "$RUBY" held.rb 2>held.err || fail "held.rb: $(cat held.err)"
+note "1 s in C holding the GVL: $(grep 'ticks paused' held.err)"
+awk -v ms="$(paused_ms held.err)" 'BEGIN { exit !(ms != "" && ms < 100) }' \
+    || fail "ticks paused while a thread held the GVL: $(grep 'ticks paused' held.err)"
 
 # Sleeping, waiting on a queue, and waiting in C holding the GVL, each
 # followed by work (in C: at once, the thread taking the GVL no more); the program measures each method on the mode's clock
