@@ -234,14 +234,14 @@ static void say_frame_names(void)
            captured ? 100.0 * (double)named / (double)captured : 0.0);
 }
 
-/* RPERF_VERBOSE: how often the worker stopped its ticks while the
- * program ran no Ruby code (worker.c, idleness). */
+/* RPERF_VERBOSE: how often the worker stopped its ticks while no thread
+ * held the GVL (worker.c, idleness). */
 static void say_idle_pauses(void)
 {
     uint64_t pauses;
     int64_t ns;
     rp_worker_idle_totals(&pauses, &ns);
-    rp_log("ticks paused while no thread ran Ruby code: %" PRIu64 " time%s, %.1f ms in all", pauses,
+    rp_log("ticks paused while no thread held the GVL: %" PRIu64 " time%s, %.1f ms in all", pauses,
            pauses == 1 ? "" : "s", (double)ns / 1e6);
 }
 

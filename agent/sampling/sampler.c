@@ -23,8 +23,8 @@
 static rb_postponed_job_handle_t job_handle = POSTPONED_JOB_HANDLE_INVALID;
 static rp_keep_capture_fn *keep_capture;
 static rp_after_round_fn *after_round;
-/* Job runs that served a tick: the worker reads it to tell whether the
- * program runs Ruby code (worker.c, idleness). */
+/* Job runs that served a tick: the worker reads it to tell whether
+ * ticks are being served (worker.c, idleness). */
 static _Atomic uint64_t rounds_served;
 
 uint64_t rp_sampler_rounds_served(void)

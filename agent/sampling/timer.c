@@ -17,7 +17,7 @@ static timer_t tick_timer;
 static bool timer_exists;
 static bool timer_armed;
 static bool ticks_wanted = true;
-static bool idle_pause; /* the worker's: the program runs no Ruby code */
+static bool idle_pause; /* the worker's: no thread holds the GVL */
 static struct timespec tick_interval;
 static int claimed_signal;
 static struct sigaction previous_action;

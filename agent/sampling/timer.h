@@ -45,7 +45,7 @@ void rp_timer_set_frequency(int frequency);
  * longer wanted (at most one tick after they stopped being wanted). */
 void rp_timer_settle(void);
 
-/* Worker thread: stops the ticks while the program runs no Ruby code, or
+/* Worker thread: stops the ticks while no thread holds the GVL, or
  * lets them run again as the recordings want them (worker.c, idleness). */
 void rp_timer_pause_idle(bool pause);
 /* Fork child: the parent's timer does not exist here. */

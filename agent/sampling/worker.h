@@ -63,8 +63,8 @@ void rp_worker_update_ticks(void);
  * counter and a load when they run. */
 void rp_worker_program_resumed(void);
 
-/* Any thread: how often the worker stopped its ticks while the program
- * ran no Ruby code, and for how long in all (ns, the pauses ended). */
+/* Any thread: how often the worker stopped its ticks while no thread
+ * held the GVL, and for how long in all (ns, the pauses ended). */
 void rp_worker_idle_totals(uint64_t *pauses, int64_t *ns);
 
 /* GVL held, or on the worker itself: the CPU time the process's worker

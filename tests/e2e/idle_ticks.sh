@@ -11,8 +11,8 @@ ms() { awk -v ns="$(check weight "$(only_profile "$1")" "$2")" 'BEGIN { printf "
 # near GOT TRUTH: within 15% (the machine may be loaded).
 near() { awk -v g="$1" -v t="$2" 'BEGIN { exit !(g >= t * 0.85 && g <= t * 1.15) }'; }
 # paused SESSION_ERR: the pauses RPERF_VERBOSE reported; paused_ms: their length.
-paused() { sed -n 's/^rperf: ticks paused while no thread ran Ruby code: \([0-9]*\) time.*/\1/p' "$1"; }
-paused_ms() { sed -n 's/^rperf: ticks paused while no thread ran Ruby code: .*, \([0-9.]*\) ms in all/\1/p' "$1"; }
+paused() { sed -n 's/^rperf: ticks paused while no thread held the GVL: \([0-9]*\) time.*/\1/p' "$1"; }
+paused_ms() { sed -n 's/^rperf: ticks paused while no thread held the GVL: .*, \([0-9.]*\) ms in all/\1/p' "$1"; }
 
 # An idle process: a fraction of the ticks a busy one gets.
 RPERF_VERBOSE=1 profiled "$WORK/idle" "$RUBY" -e 'sleep 1.5' 2>idle.err || fail "sleep: $(cat idle.err)"
