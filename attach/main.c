@@ -87,11 +87,12 @@ static const char *ptrace_rule(void)
     return text;
 }
 
-/* Where the process has Ruby: libruby.so, or its executable (a static
- * ruby). The file and the address its first mapping starts at. */
+/* Where the process has Ruby: libruby.so (a distribution's may be named
+ * libruby-3.1.so.3.1), or its executable (a static ruby). The file and
+ * the address its first mapping starts at. */
 static bool find_ruby_object(pid_t pid, rp_mapped *ruby)
 {
-    if (rp_target_find_mapped(pid, "libruby.so", true, ruby))
+    if (rp_target_find_mapped(pid, "libruby.so", true, ruby) || rp_target_find_mapped(pid, "libruby-", true, ruby))
         return true;
     char link[64], exe[PATH_MAX];
     snprintf(link, sizeof(link), "/proc/%ld/exe", (long)pid);
@@ -136,6 +137,23 @@ static void mark_crashed(const rp_target *t)
         close(fd);
 }
 
+#define STR2(x) #x
+#define STR(x) STR2(x)
+
+/* "runs Ruby 3.1.2; this agent is built for Ruby 3.4": the full version
+ * from the process's ruby_version string when it can be read. */
+static void running_version(pid_t pid, const rp_mapped *ruby, const int version[3], char *out, size_t size)
+{
+    char text[16] = "";
+    uint64_t value, base;
+    if (!rp_elf_dynamic_symbol(ruby->path, "ruby_version", &value, &base) ||
+        !rp_target_read_memory(pid, ruby->start - base + value, text, sizeof(text) - 1) ||
+        strspn(text, "0123456789.") != strlen(text) || !text[0])
+        snprintf(text, sizeof(text), "%d.%d", version[0], version[1]);
+    snprintf(out, size, "runs Ruby %s; this agent is built for Ruby %s (use an rperf built against that Ruby)",
+             text, STR(RP_RUBY_MAJOR) "." STR(RP_RUBY_MINOR));
+}
+
 /* Step 1. */
 static int check_target(const rp_target *t)
 {
@@ -168,10 +186,10 @@ static int check_target(const rp_target *t)
             return refuse(t, "cannot be read: %s", ptrace_rule());
         return refuse(t, "cannot be read: %s", strerror(errno));
     }
-    if (version[0] != 3 || version[1] != 4) {
-        char detail[64];
-        snprintf(detail, sizeof(detail), "%d.%d", version[0], version[1]);
-        return refuse(t, "runs Ruby %s; this agent is built for Ruby 3.4", detail);
+    if (version[0] != RP_RUBY_MAJOR || version[1] != RP_RUBY_MINOR) {
+        char detail[128];
+        running_version(t->pid, &ruby, version, detail, sizeof(detail));
+        return refuse(t, "%s", detail);
     }
     return 0;
 }

@@ -219,8 +219,8 @@ static bool dir_is_empty(const char *dir)
 static int analyze(const struct run_options *o, const char *session, const char *program)
 {
     if (dir_is_empty(session)) {
-        fprintf(stderr, "rperf: no profile was written (is '%s' a Ruby program run by a ruby built with "
-                        "--enable-shared?)\n",
+        fprintf(stderr, "rperf: no profile was written: '%s' ran no Ruby this rperf can profile (a Ruby of "
+                        "another version than rperf's says so above)\n",
                 program);
         return 1;
     }

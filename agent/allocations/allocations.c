@@ -11,6 +11,7 @@
 #include "allocations.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -24,6 +25,7 @@
 #include "../sampling/frame_capture.h"
 #include "../vm/gc_watch.h"
 #include "../vm/liveness.h"
+#include "../vm/ractors.h"
 #include "../sampling/sampler.h"
 #include "../vm/threads.h"
 #include "../sampling/labels.h"
@@ -520,10 +522,18 @@ void rp_allocs_unsuppress(void)
 static uint32_t stack_frames[RP_STACK_MAX];
 static int stack_lines[RP_STACK_MAX];
 
-/* NEWOBJ hook (GVL held, inside the allocation, GC disabled). */
+/* NEWOBJ hook (GVL held, inside the allocation, GC disabled). Ruby 4.0
+ * calls it for every Ractor, on their threads at the same time: another
+ * Ractor's allocation returns before it touches anything of the agent's
+ * (its countdown, tables and followed objects are the main Ractor's, as
+ * on 3.4, where the hook runs for the main Ractor only). */
 static void on_newobj(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;
+#if RUBY_API_VERSION_MAJOR >= 4
+    if (atomic_load_explicit(&rp_ractors_others_ran, memory_order_relaxed) && !rp_ractors_current_is_main())
+        return;
+#endif
     if (--gap_left > 0 && armed_changes == rp_recordings_accepting_changed)
         return;
     bool due[RP_RECORDINGS];

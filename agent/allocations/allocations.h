@@ -14,14 +14,15 @@
  * and key per recording, re-keyed when GC.compact or auto-compaction
  * moves objects, at most RPERF_ALLOC_FOLLOW of them.
  *
- * Contexts: the hook runs on a thread of the main Ractor holding the GVL,
+ * Contexts: the hook runs on a thread of the main Ractor holding the GVL
+ * (Ruby 4.0 calls it on every Ractor's threads: another's return first),
  * inside an allocation (Ruby has disabled GC there); the check at the end
  * of a marking and the compaction callback inside GC: they touch C
  * memory only, never allocate a Ruby object, raise or call Ruby code, so
  * the program's objects and GC statistics stay as they are. Everything
- * else runs on a Ruby thread holding the GVL. Ruby 3.4 calls object hooks
- * for the Ractor that installed them only: other Ractors' allocations are
- * not sampled (README).
+ * else runs on a Ruby thread holding the GVL. Other Ractors' allocations
+ * are not sampled (README): Ruby 3.4 calls object hooks for the Ractor
+ * that installed them only, and on 4.0 the hook leaves them at once.
  */
 #ifndef RPERF_AGENT_ALLOCATIONS_H
 #define RPERF_AGENT_ALLOCATIONS_H

@@ -1,11 +1,14 @@
 /*
- * agent/base/ruby_layout.h — what the agent reads of Ruby 3.4's own structures.
+ * agent/base/ruby_layout.h — what the agent reads of Ruby's own structures.
  *
  * Owns: the offsets into rb_thread_t that libruby exports nothing for
- * (vm_core.h of Ruby 3.4), and the first check every user of them makes
- * on the running Ruby: it is 3.4, and the current Thread's structure
- * points back at the Thread through `self`; and where the default GC of
- * Ruby 3.4 (gc/default/default.c) keeps an object's mark bit. Each user
+ * (vm_core.h of Ruby 3.4 and 4.0, the same in both), and the first check
+ * every user of them makes on the running Ruby: it is a version whose
+ * layouts were checked (ruby_version.h), and the current Thread's
+ * structure points back at the Thread through `self`; and where the
+ * default GC of Ruby 3.4 and 4.0 (gc/default/default.c, the same struct
+ * heap_page in 3.4.5 and 4.0.1; 4.1 moves the mark bits) keeps an
+ * object's mark bit. Each user
  * checks the rest of what it reads itself (gvl_holder.c, ractors.c,
  * gc_watch.c) and does without it when a check fails. Header-only.
  */
@@ -16,6 +19,7 @@
 #include <stddef.h>
 
 #include "ruby_api.h"
+#include "ruby_version.h"
 
 enum {
     RP_TH_SELF_OFFSET = 16,   /* rb_thread_t.self, after lt_node */
@@ -23,7 +27,7 @@ enum {
     RP_TH_EC_OFFSET = 48,     /* rb_thread_t.ec, after ractor, vm, nt */
 };
 
-/* The heap of Ruby 3.4's default GC: objects live in 64 KB pages aligned
+/* The heap of Ruby 3.4's and 4.0's default GC: objects live in 64 KB pages aligned
  * to their size, whose first word points to the page's struct heap_page;
  * an object's bit in a page bitmap is its offset in the page in units of
  * the base slot (40 bytes: RBasic and three VALUEs, no debug overhead).
@@ -71,11 +75,11 @@ static inline char *rp_thread_struct(VALUE thread)
     return (char *)RTYPEDDATA_GET_DATA(thread);
 }
 
-/* Ruby thread with the GVL: the current thread's rb_thread_t, when this is
- * Ruby 3.4 and its `self` is the Thread; else NULL. */
+/* Ruby thread with the GVL: the current thread's rb_thread_t, when this
+ * Ruby's layouts were checked and its `self` is the Thread; else NULL. */
 static inline char *rp_checked_current_thread_struct(void)
 {
-    if (!ruby_api_version || ruby_api_version[0] != 3 || ruby_api_version[1] != 4)
+    if (!rp_ruby_layout_known())
         return NULL;
     VALUE thread = rb_thread_current();
     if (!RB_TYPE_P(thread, T_DATA) || !RTYPEDDATA_P(thread))

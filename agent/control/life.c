@@ -42,6 +42,7 @@
 #include "../base/log.h"
 #include "../base/ruby_api.h"
 #include "../base/ruby_lib.h"
+#include "../base/ruby_version.h"
 #include "../profiles/procstats.h"
 #include "../requests/spans.h"
 #include "../sampling/aggregator.h"
@@ -77,11 +78,27 @@ static void on_fork_child(void);
 static void step_aside(void *unused);
 static void signal_taken(void);
 
+/* Main thread in ruby_init (or, attached, the command's postponed job):
+ * in a Ruby other than the one the agent was built for, nothing of the
+ * agent starts, whatever was asked; a process asked to record (not a
+ * dormant one, which may never be) is told in one line. */
+static bool ruby_is_profilable(void)
+{
+    if (rp_ruby_is_built_for())
+        return true;
+    if (!agent.cfg.dormant || agent.attached) {
+        char why[512];
+        rp_ruby_version_mismatch(why, sizeof(why));
+        rp_log("%s", why);
+    }
+    return false;
+}
+
 static void start_agent(void)
 {
     Dl_info self;
     agent.started = true;
-    if (rp_config_load(&agent.cfg) != 0)
+    if (rp_config_load(&agent.cfg) != 0 || !ruby_is_profilable())
         return;
     if (agent.attached) {
         /* Nothing of the program's may change: dormant until asked, no
@@ -100,7 +117,7 @@ static void start_agent(void)
         return;
     rp_ractors_init();
     if (agent.cfg.verbose && !rp_gvl_holder_usable())
-        rp_log("this Ruby's thread structures are not the ones rperf knows (Ruby 3.4's); "
+        rp_log("this Ruby's thread structures are not the ones rperf knows (Ruby 3.4's and 4.0's); "
                "a thread that starts running while another thread is starting may go "
                "unsampled until its first GVL switch");
     rp_gc_watch_init(); /* before liveness, which reads its counts */

@@ -21,6 +21,7 @@
 #include "remote_profile.h"
 #include "../base/log.h"
 #include "../base/ruby_api.h"
+#include "../base/ruby_version.h"
 #include "../sampling/sampler.h"
 #include "../profiles/session.h"
 
@@ -57,8 +58,7 @@ static int hand_over(const char *command)
         return RP_REMOTE_TOO_LONG;
     /* rb_cObject is set by Ruby's first Init_ and never cleared: a VM
      * that takes jobs. Only the Ruby this agent is built for. */
-    if (!&rb_cObject || !rb_cObject || !ruby_api_version || ruby_api_version[0] != RUBY_API_VERSION_MAJOR ||
-        ruby_api_version[1] != RUBY_API_VERSION_MINOR)
+    if (!&rb_cObject || !rb_cObject || !rp_ruby_is_built_for())
         return RP_REMOTE_NO_RUBY;
     if (!take_slot())
         return RP_REMOTE_BUSY;

@@ -12,6 +12,8 @@
  */
 #include "gc_watch.h"
 
+#include <string.h>
+
 #include "../base/ruby_layout.h"
 
 #define WATCHERS_MAX 4
@@ -42,9 +44,32 @@ static bool size_is(VALUE constants, const char *key, long want)
     return FIXNUM_P(v) && FIX2LONG(v) == want;
 }
 
+static VALUE gc_config(VALUE gc)
+{
+    return rb_funcall(gc, rb_intern("config"), 0);
+}
+
+/* The GC is Ruby's own: a modular one (RUBY_GC_LIBRARY, e.g. MMTk, which
+ * GC.config names as its implementation) has no heap pages at all. */
+static bool default_gc(void)
+{
+    VALUE gc = rb_const_get(rb_cObject, rb_intern("GC"));
+    int state = 0;
+    VALUE config = rb_protect(gc_config, gc, &state);
+    if (state) {
+        rb_set_errinfo(Qnil);
+        return false;
+    }
+    if (!RB_TYPE_P(config, T_HASH))
+        return false;
+    VALUE name = rb_hash_aref(config, ID2SYM(rb_intern("implementation")));
+    return NIL_P(name) ||
+           (RB_TYPE_P(name, T_STRING) && RSTRING_LEN(name) == 7 && memcmp(RSTRING_PTR(name), "default", 7) == 0);
+}
+
 static bool check_constants(void)
 {
-    if (!ruby_api_version || ruby_api_version[0] != 3 || ruby_api_version[1] != 4)
+    if (!rp_ruby_layout_known() || !default_gc())
         return false;
     VALUE gc = rb_const_get(rb_cObject, rb_intern("GC"));
     if (!RTEST(rb_const_defined(gc, rb_intern("INTERNAL_CONSTANTS"))))

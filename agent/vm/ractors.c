@@ -116,8 +116,17 @@ static bool layout_holds(void)
     return false;
 }
 
+_Atomic bool rp_ractors_others_ran;
+static VALUE main_thread; /* the main Ractor's main Thread */
+
+bool rp_ractors_current_is_main(void)
+{
+    return rb_thread_main() == main_thread;
+}
+
 void rp_ractors_init(void)
 {
+    main_thread = rb_thread_main(); /* at start: on the main Ractor */
     layout = layout_holds();
     stretch_key_made = pthread_key_create(&stretch_key, free_stretch) == 0;
 }
@@ -253,6 +262,8 @@ int rp_ractors_is_main(VALUE thread)
 
 void rp_ractors_resumed(VALUE thread)
 {
+    if (!atomic_load_explicit(&rp_ractors_others_ran, memory_order_relaxed))
+        atomic_store(&rp_ractors_others_ran, true);
     int row = row_of(ractor_key(thread), thread);
     stretch *st = row < 0 ? NULL : claim_stretch();
     if (!st) {

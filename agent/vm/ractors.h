@@ -25,6 +25,8 @@
 #ifndef RPERF_AGENT_RACTORS_H
 #define RPERF_AGENT_RACTORS_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,8 +46,17 @@ void rp_ractors_init(void);
  * another Ractor's thread before). */
 int rp_ractors_is_main(VALUE thread);
 
-/* RESUMED of a thread of another Ractor, on the native thread that runs it. */
+/* RESUMED of a thread of another Ractor, on the native thread that runs it
+ * (before that thread runs any Ruby code: rp_ractors_others_ran is true
+ * on it from then on). */
 void rp_ractors_resumed(VALUE thread);
+
+/* Any context: whether a thread of a Ractor other than the main one has
+ * run in this process. Cheap: an object hook asks it at every allocation. */
+extern _Atomic bool rp_ractors_others_ran;
+
+/* A Ruby thread holding its Ractor's GVL: whether it is the main Ractor's. */
+bool rp_ractors_current_is_main(void);
 
 /* SUSPENDED or EXITED of any thread, or RESUMED of a main-Ractor thread:
  * the stretch running on this native thread, if any, ends. */

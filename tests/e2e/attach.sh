@@ -223,7 +223,8 @@ kill "$other"
 "$RPERF_TEST_FAKE_OLD_RUBY" >old.out &
 other=$!
 for _ in $(seq 100); do [ -s old.out ] && break; sleep 0.05; done
-expect_refusal "another Ruby" "runs Ruby 3.3; this agent is built for Ruby 3.4" "$RPERF" attach -d 1 "$other"
+expect_refusal "another Ruby" "runs Ruby 3.3.9; this agent is built for Ruby $("$RUBY" -e 'print RUBY_VERSION[/\A\d+\.\d+/]')" \
+    "$RPERF" attach -d 1 "$other"
 kill "$other"
 expect_refusal "no such process" "no process 999999999" "$RPERF" attach -d 1 999999999
 start_target refused "$RUBY" target.rb

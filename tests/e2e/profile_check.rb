@@ -38,7 +38,7 @@ def check_schema(doc)
   fail!("rperf_version missing") unless doc["rperf_version"].is_a?(String)
   fail!("mode is #{doc["mode"].inspect}") unless %w[cpu wall].include?(doc["mode"])
   fail!("command must be an array of strings") unless doc["command"].is_a?(Array) && doc["command"].all?(String)
-  fail!("ruby_version must be a string") unless doc["ruby_version"] =~ /\A3\.\d+\.\d+/
+  fail!("ruby_version must be a string") unless doc["ruby_version"] =~ /\A[34]\.\d+\.\d+/
   gc = doc["gc"] or fail!("gc missing")
   %w[count minor_gc_count major_gc_count time_ns total_allocated_objects total_freed_objects].each { |k| check_int(gc, k) }
   os = doc["os"] or fail!("os missing")

@@ -14,6 +14,8 @@ unset MALLOC_PERTURB_
 # The Ractors' truth: the process's CPU time less the main thread's own
 # (a 1:1 thread: its clock is its own) and the agent's sampling thread's.
 cat >ractors.rb <<'RUBY'
+# Ruby 4.0 took Ractor#take away: a Ractor's result is Ractor#value.
+def ractor_result(r) = r.respond_to?(:value) ? r.value : r.take
 def main_work = 2_000_000.times { }
 def agent_cpu_ns
   Dir.glob("/proc/self/task/*").sum do |task|
@@ -26,7 +28,7 @@ own = -> { Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID, :nanosecond) 
 p0, m0 = process.(), own.()
 rs = %w[alpha beta].map { |name| Ractor.new(n, name: name) { |k| i = 0; i += 1 while i < k; i } }
 main_work
-results = rs.map(&:take)
+results = rs.map { |r| ractor_result(r) }
 p1, m1 = process.(), own.()
 puts "results #{results.inspect}"
 $stderr.puts "ractors_ns #{(p1 - p0) - (m1 - m0)}"
@@ -58,10 +60,12 @@ done
 
 # Unchanged: the same output and status as without the agent, every run.
 cat >short.rb <<'RUBY'
+# Ruby 4.0 took Ractor#take away: a Ractor's result is Ractor#value.
+def ractor_result(r) = r.respond_to?(:value) ? r.value : r.take
 rs = Array.new(3) { |i| Ractor.new(i) { |k| s = 0; 200_000.times { |j| s += j * k }; s } }
 r = Ractor.new { Ractor.receive * 2 }
 r.send(21)
-p rs.map(&:take) + [r.take]
+p rs.map { |x| ractor_result(x) } + [ractor_result(r)]
 RUBY
 want=$("$RUBY" -W0 short.rb)
 for run in $(seq 1 50); do
@@ -79,7 +83,9 @@ note "50 runs of a Ractor program, both modes, both thread models: output and st
 # often made where the previous one's was freed — and the rest count in
 # "(other Ractors)".
 cat >many.rb <<'RUBY'
-100.times { |i| Ractor.new(i) { |k| s = 0; 300_000.times { |j| s += j ^ k }; s }.take }
+# Ruby 4.0 took Ractor#take away: a Ractor's result is Ractor#value.
+def ractor_result(r) = r.respond_to?(:value) ? r.value : r.take
+100.times { |i| ractor_result(Ractor.new(i) { |k| s = 0; 300_000.times { |j| s += j ^ k }; s }) }
 RUBY
 RPERF_MODE=cpu profiled many "$RUBY" -W0 many.rb 2>err.txt || fail "many.rb: $(cat err.txt)"
 profile=$(only_profile many)
@@ -96,10 +102,12 @@ note "100 Ractors: $named named rows (the last #$last), (other Ractors) $((other
 # is followed, counted as not followed: the retained view may show fewer
 # than the truth, never an object that died (3,000 kept strings of 300,000).
 cat >ractor_alloc.rb <<'RUBY'
+# Ruby 4.0 took Ractor#take away: a Ractor's result is Ractor#value.
+def ractor_result(r) = r.respond_to?(:value) ? r.value : r.take
 $kept = []
 r = Ractor.new { a = nil; 2_000_000.times { |i| a = "r#{i}" }; :done }
 300_000.times { |i| s = "m#{i}"; $kept << s if i % 100 == 0 }
-r.take
+ractor_result(r)
 GC.start
 RUBY
 RPERF_ALLOC=16 profiled ralloc "$RUBY" -W0 ractor_alloc.rb 2>err.txt || fail "ractor_alloc.rb: $(cat err.txt)"

@@ -12,5 +12,12 @@ fi
 [ -x "$static" ] || { echo "FAIL: RPERF_TEST_STATIC_RUBY=$static is not an executable" >&2; exit 1; }
 "$static" -e 'exit(RbConfig::CONFIG["ENABLE_SHARED"] == "no" ? 0 : 1)' ||
     { echo "FAIL: $static is not a ruby built without --enable-shared" >&2; exit 1; }
+# One static Ruby is built (3.4: its build costs CI as much again as a
+# shared one); a build for another Ruby cannot profile it.
+have=$("$static" -e 'print RUBY_VERSION[/\A\d+\.\d+/]') want=$("$RPERF_TEST_RUBY" -e 'print RUBY_VERSION[/\A\d+\.\d+/]')
+if [ "$have" != "$want" ]; then
+    echo "SKIP: the static ruby scripts/test builds is Ruby $have; this build is for Ruby $want" >&2
+    exit 77
+fi
 export RPERF_TEST_RUBY=$static
 exec bash "$1"
