@@ -523,10 +523,12 @@ static uint32_t stack_frames[RP_STACK_MAX];
 static int stack_lines[RP_STACK_MAX];
 
 /* NEWOBJ hook (GVL held, inside the allocation, GC disabled). Ruby 4.0
- * calls it for every Ractor, on their threads at the same time: another
- * Ractor's allocation returns before it touches anything of the agent's
- * (its countdown, tables and followed objects are the main Ractor's, as
- * on 3.4, where the hook runs for the main Ractor only). */
+ * calls it for every Ractor, under its VM lock (gc.c, newobj_of): never
+ * two at once, but another Ractor's beside the main Ractor's sampling job
+ * and requests, which share the frame and class caches with this hook
+ * under the main Ractor's GVL only. Another Ractor's allocation returns
+ * before it touches anything of the agent's, as on 3.4, where the hook
+ * runs for the main Ractor only. */
 static void on_newobj(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;

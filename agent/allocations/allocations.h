@@ -15,7 +15,7 @@
  * moves objects, at most RPERF_ALLOC_FOLLOW of them.
  *
  * Contexts: the hook runs on a thread of the main Ractor holding the GVL
- * (Ruby 4.0 calls it on every Ractor's threads: another's return first),
+ * (Ruby 4.0 calls it on every Ractor's threads: another's returns first),
  * inside an allocation (Ruby has disabled GC there); the check at the end
  * of a marking and the compaction callback inside GC: they touch C
  * memory only, never allocate a Ruby object, raise or call Ruby code, so

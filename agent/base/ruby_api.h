@@ -86,6 +86,10 @@ bool rb_objspace_garbage_object_p(VALUE obj);
  * it inside an allocation). */
 VALUE rb_class_get_superclass(VALUE klass);
 #pragma weak rb_class_get_superclass
+/* The GC's name, "default" for Ruby's own (exported by 3.4 and 4.0 for
+ * modular GCs, declared in an internal header). */
+const char *rb_gc_active_gc_name(void);
+#pragma weak rb_gc_active_gc_name
 #pragma weak rb_obj_memsize_of
 #pragma weak rb_objspace_garbage_object_p
 

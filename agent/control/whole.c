@@ -253,7 +253,7 @@ static void say_followed(void)
     rp_allocs_footprint(&followed, &peak, &bytes);
     if (!rp_gc_watch_marks_known())
         rp_log("allocation sampling: no object followed: this Ruby's GC keeps its mark bits elsewhere "
-               "than Ruby 3.4's default GC (retained objects are not measured)");
+               "than the default GC of Ruby 3.4 and 4.0 (retained objects are not measured)");
     rp_log("allocation sampling: %zu objects followed at the end, %zu at most, in %zu KB (%.0f bytes "
            "per object at the most); %" PRId64 " sampled objects not followed (RPERF_ALLOC_FOLLOW=%ld)",
            followed, peak, bytes / 1024, peak ? (double)bytes / (double)peak : 0.0,

@@ -44,27 +44,13 @@ static bool size_is(VALUE constants, const char *key, long want)
     return FIXNUM_P(v) && FIX2LONG(v) == want;
 }
 
-static VALUE gc_config(VALUE gc)
-{
-    return rb_funcall(gc, rb_intern("config"), 0);
-}
-
-/* The GC is Ruby's own: a modular one (RUBY_GC_LIBRARY, e.g. MMTk, which
- * GC.config names as its implementation) has no heap pages at all. */
+/* The GC is Ruby's own: a modular one (RUBY_GC_LIBRARY, e.g. MMTk) has
+ * no heap pages at all. GC.config says the same, but is not defined yet
+ * when the agent starts. */
 static bool default_gc(void)
 {
-    VALUE gc = rb_const_get(rb_cObject, rb_intern("GC"));
-    int state = 0;
-    VALUE config = rb_protect(gc_config, gc, &state);
-    if (state) {
-        rb_set_errinfo(Qnil);
-        return false;
-    }
-    if (!RB_TYPE_P(config, T_HASH))
-        return false;
-    VALUE name = rb_hash_aref(config, ID2SYM(rb_intern("implementation")));
-    return NIL_P(name) ||
-           (RB_TYPE_P(name, T_STRING) && RSTRING_LEN(name) == 7 && memcmp(RSTRING_PTR(name), "default", 7) == 0);
+    const char *name = rb_gc_active_gc_name ? rb_gc_active_gc_name() : NULL;
+    return name && strcmp(name, "default") == 0;
 }
 
 static bool check_constants(void)
