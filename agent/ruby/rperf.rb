@@ -34,6 +34,10 @@ require_relative "rperf/version"
 # inside the session, whose profile would show it.
 require "securerandom"
 require "tmpdir"
+# The gem loads these at require, and programs written for it (its own
+# tests among them) use StringIO and Zlib without requiring them.
+require "stringio"
+require "zlib"
 
 begin
   require_relative "rperf/rperf_agent.so"
