@@ -665,7 +665,7 @@
             `<td class="barcell"><span class="hbar" style="width:${shownTotal > 0 ? ((w * 100) / shownTotal).toFixed(3) : 0}%"></span></td></tr>`;
         }).join('\n');
         return `<table class="tag" data-key="${escapeHtml(key)}"><caption>${escapeHtml(key)}</caption><thead><tr>` +
-          '<th scope="col">Value</th><th scope="col" class="num">${UNIT}</th><th scope="col" class="num">share</th><th scope="col"></th></tr></thead>' +
+          `<th scope="col">Value</th><th scope="col" class="num">${escapeHtml(UNIT)}</th><th scope="col" class="num">share</th><th scope="col"></th></tr></thead>` +
           `<tbody>\n${body}</tbody></table>`;
       });
     $('tags-body').innerHTML = tables.join('\n');

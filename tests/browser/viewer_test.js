@@ -189,6 +189,9 @@ run(async () => {
     await page.click('#tab-tags');
     const keys = await page.$$eval('#tags-body table.tag', (ts) => ts.map((t) => t.dataset.key));
     check(['%GVL', '%GC', '%pid', 'thread_seq'].every((k) => keys.includes(k)), `the Tags tab has %GVL, %GC, %pid, thread_seq: ${keys}`);
+    // Each table's header names the unit, not the text of a template.
+    const heads = await page.$$eval('#tags-body table.tag thead th', (ths) => ths.map((th) => th.textContent));
+    check(heads.includes('ms') && !heads.some((h) => h.includes('${')), `the Tags tables' headers name the unit: ${[...new Set(heads)]}`);
 
     // The differential page of the session against itself.
     await load(page, env('VIEWER_DIFF_PAGE'));
