@@ -82,7 +82,7 @@ static int parse(int argc, char **argv, struct diff_args *a)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+o:", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:", options, NULL)) != -1) {
         int shared = rp_options_parse(&a->o, c, optarg);
         if (shared < 0)
             return RP_EXIT_USAGE;

@@ -79,7 +79,7 @@ static int run_growth(int argc, char **argv, rp_options *o)
     optind = 1;
     opterr = 0;
     o->encode.top = 20;
-    while ((c = getopt_long(argc, argv, "+", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
         int shared = rp_options_parse(o, c, optarg);
         if (shared < 0)
             return RP_EXIT_USAGE;

@@ -60,7 +60,7 @@ static int run_requests(int argc, char **argv, rp_options *o, regex_t *re, bool 
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
         int shared = rp_options_parse(o, c, optarg);
         if (shared < 0)
             return RP_EXIT_USAGE;

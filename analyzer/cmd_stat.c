@@ -43,7 +43,7 @@ static int run_stat(int argc, char **argv, rp_options *opts)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+r", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "r", options, NULL)) != -1) {
         int shared = rp_options_parse(opts, c, optarg);
         if (shared < 0)
             return RP_EXIT_USAGE;

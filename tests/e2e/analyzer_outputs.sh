@@ -62,6 +62,12 @@ grep -vqE '^.+ [0-9]+$' c.collapsed && fail "a collapsed line is malformed"
 collapsed_total=$(awk '{ t += $NF } END { print t }' c.collapsed)
 [ "$collapsed_total" = "$total" ] || fail "collapsed total $collapsed_total != profile total $total"
 grep -q "^<main>;Object#nap;Kernel#sleep [0-9]*$" c.collapsed || fail "no bottom-to-leaf line for the sleep"
+# options after the paths, as perf and pprof users type them
+"$ANALYZE" convert --collapsed "$WORK/s" -o after.collapsed || fail "convert PATH -o FILE"
+cmp -s c.collapsed after.collapsed || fail "convert with -o after the path wrote something else"
+"$ANALYZE" report "$WORK/s" --top 3 >top3.txt || fail "report PATH --top 3"
+[ "$(awk '/^ Flat:/ {f=1; next} f && NF {n++} /^ Cumulative:/ {exit} END {print n - 1}' top3.txt)" -le 3 ] ||
+    fail "report PATH --top 3 did not take --top: $(cat top3.txt)"
 
 # text = report; -o with .txt picks the text format
 "$ANALYZE" convert --text "$WORK/s" >t1.txt
