@@ -14,6 +14,9 @@
  */
 #include "writer.h"
 
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,6 +413,31 @@ int rp_writer_build(const rp_write_request *req, rp_profile *p)
     return 0;
 }
 
+/* The thread writing (a Ruby thread at exit or a part's end, or the
+ * worker): a profile written past the process's file-size limit (ulimit
+ * -f) raises SIGXFSZ, whose default action kills the program — with its
+ * buffered output, at its exit. Blocked while the file is written, the
+ * write fails with EFBIG instead (the temporary file is removed, the
+ * profile reported as not written), and the signal it raised is taken
+ * back before the thread's mask is restored: the program never sees it.
+ * One that was pending before is the program's and stays. */
+static int write_within_limits(const rp_profile *p, const char *path)
+{
+    sigset_t xfsz, saved, pending;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &xfsz, &saved);
+    bool was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
+    int err = rp_profile_write_file(p, path, RP_GZIP_FAST);
+    if (!was_pending) {
+        const struct timespec now = {0, 0};
+        while (sigtimedwait(&xfsz, NULL, &now) == SIGXFSZ)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    return err;
+}
+
 int rp_writer_save(const rp_write_request *req, const rp_profile *p, char *path_out,
                    size_t path_size, char *why, size_t why_size)
 {
@@ -423,7 +451,7 @@ int rp_writer_save(const rp_write_request *req, const rp_profile *p, char *path_
         snprintf(why, why_size, "cannot write profile: session directory path too long");
         return -1;
     }
-    int err = rp_profile_write_file(p, path_out, RP_GZIP_FAST);
+    int err = write_within_limits(p, path_out);
     if (err) {
         snprintf(why, why_size, "cannot write profile %s: %s", path_out, strerror(err));
         return -1;

@@ -61,3 +61,24 @@ back=(g/profile-*.json.gz)
 part=$("$RUBY" "$CHECK" field "${back[0]}" part)
 [ "$part" = $((lost + 2)) ] || fail "the first part written after $lost lost is part $part, not $((lost + 2))"
 note "session directory removed: reported once, $lost parts lost, part $part written when it came back"
+
+# A file-size limit (ulimit -f) below the profile's size: writing it
+# raises SIGXFSZ, whose default action killed the program at its exit
+# ("File size limit exceeded", status 153, its buffered output lost, a
+# .tmp file left). The program prints and exits as without the agent; the
+# profile is reported as not written, in one line; nothing is left behind.
+cat >limit.rb <<'RUBY'
+x = 0
+2_000_000.times { |i| x += i }
+print "done #{x}"
+exit 3
+RUBY
+want=$("$RUBY" limit.rb) && fail "limit.rb should exit 3"
+rc=0
+got=$(ulimit -f 1; profiled "$WORK/limit" "$RUBY" limit.rb 2>limit.err) || rc=$?
+[ "$rc" = 3 ] || fail "under ulimit -f 1 the program exited $rc, 3 without the agent: $(cat limit.err)"
+[ "$got" = "$want" ] || fail "under ulimit -f 1 the program's output changed: '$got', want '$want'"
+grep -q "cannot write profile .*: File too large" limit.err || fail "no word of the profile not written: $(cat limit.err)"
+[ "$(wc -l <limit.err)" = 1 ] || fail "the agent printed more than one line: $(cat limit.err)"
+[ -z "$(ls -A "$WORK/limit")" ] || fail "left behind under ulimit -f 1: $(ls -A "$WORK/limit")"
+note "ulimit -f 1: output and status unchanged, $(cat limit.err)"
