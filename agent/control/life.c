@@ -62,6 +62,7 @@
 
 static rb_postponed_job_handle_t restart_job = POSTPONED_JOB_HANDLE_INVALID;
 static rb_postponed_job_handle_t step_aside_job = POSTPONED_JOB_HANDLE_INVALID;
+static rb_postponed_job_handle_t stand_down_job = POSTPONED_JOB_HANDLE_INVALID;
 static bool static_ruby; /* the program has Ruby linked in (on_load) */
 
 /* --- starting ------------------------------------------------------------ */
@@ -75,6 +76,7 @@ static void on_ruby_exit(VALUE unused)
 }
 
 static void on_fork_child(void);
+static void stand_down_in_fork_child(void *unused);
 static void step_aside(void *unused);
 static void signal_taken(void);
 
@@ -132,6 +134,7 @@ static void start_agent(void)
         rp_ruby_lib_install(agent.cfg.verbose);
     restart_job = rb_postponed_job_preregister(0, rp_whole_restart_in_fork_child, NULL);
     step_aside_job = rb_postponed_job_preregister(0, step_aside, NULL);
+    stand_down_job = rb_postponed_job_preregister(0, stand_down_in_fork_child, NULL);
     rp_worker_on_signal_taken(signal_taken);
     pthread_atfork(rp_aggregator_before_fork, rp_aggregator_after_fork_parent, on_fork_child);
     rb_set_end_proc(on_ruby_exit, Qnil);
@@ -258,8 +261,19 @@ static void on_fork_child(void)
         return; /* dormant, and stays so */
     agent.owner_pid = 0;
     atomic_store(&agent.state, agent.cfg.inherit ? AGENT_RESTART_PENDING : AGENT_OFF);
-    if (agent.cfg.inherit)
-        rb_postponed_job_trigger(restart_job);
+    rb_postponed_job_trigger(agent.cfg.inherit ? restart_job : stand_down_job);
+}
+
+/* Postponed job — the first safepoint of a fork child that is not
+ * profiled (RPERF_INHERIT=0), GVL held: the parent's hooks (allocations,
+ * GC phases, thread events, fiber switches), which the child inherited
+ * with its memory, are removed, so that nothing of the agent runs in it.
+ * Its recordings were all closed at the fork. */
+static void stand_down_in_fork_child(void *unused)
+{
+    (void)unused;
+    if (atomic_load(&agent.state) == AGENT_OFF && !rp_recordings_any_open())
+        rp_whole_stop_machinery_if_idle();
 }
 
 

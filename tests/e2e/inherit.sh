@@ -23,3 +23,25 @@ LD_PRELOAD="$other:$PRELOAD" RPERF_SESSION_DIR="$WORK/all" RPERF_QUIET=1 "$RUBY"
 count=$(ls "$WORK/all" | grep -c '^profile-')
 [ "$count" = 3 ] || fail "with inheritance: expected 3 profiles, found $count"
 grep -q "librperf-agent" out.txt || fail "with inheritance the child lost the agent: $(cat out.txt)"
+
+# A fork child that is not profiled drops the parent's hooks at its first
+# safepoint: with allocation sampling on, it kept the NEWOBJ hook, the GC
+# and thread hooks, paying for each allocation what the profiled parent
+# pays. Ruby 3.4's TracePoint.stat counts the C hooks of the main Ractor;
+# the GC watch's hook at the end of each marking stays (one call per GC).
+# Ruby 4.0 keeps GC and object hooks outside that list: nothing to count.
+cat >hooks.rb <<'RUBY'
+parent = TracePoint.stat.values.sum { |active, _| active }
+r, w = IO.pipe
+pid = fork do
+  1000.times { Object.new }
+  w.puts TracePoint.stat.values.sum { |active, _| active }
+end
+Process.wait(pid)
+puts "#{parent} #{r.gets}"
+RUBY
+read -r parent child < <(RPERF_ALLOC=1000 RPERF_INHERIT=0 profiled "$WORK/hooks" "$RUBY" hooks.rb)
+note "RPERF_INHERIT=0, RPERF_ALLOC=1000: $parent hooks in the parent, $child in its fork child"
+if [ "$parent" -gt 0 ]; then
+    [ "$child" -le 1 ] || fail "the fork child that is not profiled kept $child of the parent's $parent hooks"
+fi
