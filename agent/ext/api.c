@@ -211,6 +211,22 @@ static VALUE rperf_profile(int argc, VALUE *argv, VALUE self)
     return labelled(kw, true);
 }
 
+/* Rperf._profile_if_running(**labels) { ... } — the middlewares' profile
+ * block: profiled when something records, run as it is when nothing does,
+ * decided in one call with the GVL held. A stop landing between a
+ * `running?` and a `profile` (rperf ctl stop, at a safepoint of this very
+ * thread; another thread's Rperf.stop) made `profile` raise "Rperf is not
+ * started", and the request a 500, the job a failure. */
+static VALUE rperf_profile_if_running(int argc, VALUE *argv, VALUE self)
+{
+    (void)self;
+    VALUE kw = Qnil;
+    rb_scan_args(argc, argv, ":", &kw);
+    if (!rb_block_given_p())
+        rb_raise(rb_eArgError, "Rperf._profile_if_running requires a block");
+    return labelled(kw, true);
+}
+
 /* Rperf.labels */
 static VALUE rperf_labels(VALUE self)
 {
@@ -448,6 +464,7 @@ void Init_rperf_agent(void)
     rb_define_singleton_method(rperf, "label", rperf_label, -1);
     rb_define_singleton_method(rperf, "labels", rperf_labels, 0);
     rb_define_singleton_method(rperf, "profile", rperf_profile, -1);
+    rb_define_singleton_method(rperf, "_profile_if_running", rperf_profile_if_running, -1);
     rb_define_singleton_method(rperf, "snapshot", rperf_snapshot, -1);
     rb_define_singleton_method(rperf, "running?", rperf_running_p, 0);
     rb_define_singleton_method(rperf, "_request_begin", rperf_request_begin, 2);

@@ -120,7 +120,7 @@ module Rperf
       _request_begin(name, queued_at.is_a?(Time) ? queued_at.to_f : queued_at)
       status = 500
       begin
-        result = profile(label_key => name) { yield }
+        result = _profile_if_running(label_key => name) { yield }
         status = 200
         result
       ensure

@@ -43,3 +43,36 @@ awk -v t="$total" 'BEGIN { exit !(t <= 780 * 1.15) }' \
     || fail "total $total ms: more than the requests' and jobs' 780 ms"
 note "total $total ms (requests and jobs: 780 ms)"
 note "api_middleware: ok"
+
+# A recording that stops between the middleware's `Rperf.running?` and its
+# profile block (rperf ctl stop lands at a safepoint of the request's own
+# thread; another thread's Rperf.stop): the request and the job still run
+# and answer as the app does. Rperf.profile raised "Rperf is not started"
+# there, a 500 for Rack and a failed (retried) job for Sidekiq.
+cat >stop_between.rb <<'RUBY'
+require "rperf"
+require "rperf/rack"
+require "rperf/sidekiq"
+class << Rperf
+  alias_method :really_running?, :running?
+  # the stop lands right after the check
+  def running? = really_running?.tap { |on| stop if on }
+end
+app = ->(env) { [200, {}, ["ok"]] }
+Rperf.start(mode: :wall)
+status = Rperf::RackMiddleware.new(app).call("REQUEST_METHOD" => "GET", "PATH_INFO" => "/x")[0]
+Rperf.start(mode: :wall)
+job = Rperf::SidekiqMiddleware.new.call(nil, { "class" => "HardJob" }, "default") { :ran }
+# A path with invalid bytes, as Rack::Utils.unescape_path("/caf%C3/42")
+# gives it: the app's own answer, not an ArgumentError of the middleware's.
+Rperf.start(mode: :wall)
+bad = "/caf\xC3/42".dup.force_encoding(Encoding::UTF_8)
+invalid = Rperf::RackMiddleware.new(->(env) { [400, {}, ["bad path"]] }).call("REQUEST_METHOD" => "GET", "PATH_INFO" => bad)[0]
+Rperf.stop
+puts "#{status} #{job} #{invalid}"
+RUBY
+# (dormant: with the whole-process profile on, profile blocks have it to go to)
+out=$(RPERF_ENABLED=0 profiled stop "$RUBY" stop_between.rb 2>stop.err) || fail "stop_between.rb: $(cat stop.err)"
+[ "$out" = "200 ran 400" ] ||
+    fail "a stop between running? and the profile block, a path with invalid bytes: '$out' (want '200 ran 400'): $(cat stop.err)"
+note "a stop between running? and the profile block: the request answered 200, the job ran; a path with invalid bytes: the app's 400"

@@ -27,6 +27,9 @@ class Rperf::RackMiddleware
   # "/users/123/posts/9" → "/users/:id/posts/:id"; a UUID → ":uuid"
   def self.normalize_path(path)
     path = "/" if path.nil? || path.empty?
+    # a path with invalid bytes (what Rack::Utils.unescape_path gives for
+    # "/caf%C3") would make the matching below raise before the app runs
+    path = path.scrub unless path.valid_encoding?
     return path unless path.match?(/\d/)
 
     path = path.gsub(UUID_SEGMENT, ":uuid") if path.include?("-") # most paths have none: one gsub
@@ -55,7 +58,8 @@ class Rperf::RackMiddleware
     status = nil
     Rperf._request_begin(name, self.class.queued_at(env))
     begin
-      response = Rperf.profile(@label_key => name) { @app.call(env) }
+      # (not Rperf.profile: a stop landing since `running?` must not fail the request)
+      response = Rperf._profile_if_running(@label_key => name) { @app.call(env) }
       status = response[0] if response.is_a?(Array)
       response
     ensure
@@ -121,7 +125,7 @@ class Rperf::RackMiddleware
   def endpoint(env)
     case @label
     when nil then "#{env["REQUEST_METHOD"]} #{self.class.normalize_path(env["PATH_INFO"])}"
-    when :raw then "#{env["REQUEST_METHOD"]} #{env["PATH_INFO"]}"
+    when :raw then "#{env["REQUEST_METHOD"]} #{env["PATH_INFO"].to_s.scrub}"
     else @label.call(env)
     end
   end

@@ -26,6 +26,12 @@ module Rperf
       raise RuntimeError, "Rperf is not started"
     end
 
+    def _profile_if_running(**)
+      raise ArgumentError, "Rperf._profile_if_running requires a block" unless block_given?
+
+      yield
+    end
+
     def request(_name, status: nil, queued_at: nil)
       raise ArgumentError, "Rperf.request requires a block" unless block_given?
 
