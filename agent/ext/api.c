@@ -197,18 +197,25 @@ static VALUE rperf_label(int argc, VALUE *argv, VALUE self)
     return labelled(kw, false);
 }
 
+/* A profile block: `name` for the messages; when nothing records, the
+ * block runs as it is, or, `strict`, raises as the gem's does. */
+static VALUE profile_block(int argc, VALUE *argv, const char *name, bool strict)
+{
+    VALUE kw = Qnil;
+    rb_scan_args(argc, argv, ":", &kw);
+    if (!rb_block_given_p())
+        rb_raise(rb_eArgError, "%s requires a block", name);
+    rp_rec_id id;
+    if (strict && !target(&id))
+        rb_raise(rb_eRuntimeError, "Rperf is not started");
+    return labelled(kw, true);
+}
+
 /* Rperf.profile(**labels) { ... } */
 static VALUE rperf_profile(int argc, VALUE *argv, VALUE self)
 {
     (void)self;
-    VALUE kw = Qnil;
-    rb_scan_args(argc, argv, ":", &kw);
-    if (!rb_block_given_p())
-        rb_raise(rb_eArgError, "Rperf.profile requires a block");
-    rp_rec_id id;
-    if (!target(&id))
-        rb_raise(rb_eRuntimeError, "Rperf is not started");
-    return labelled(kw, true);
+    return profile_block(argc, argv, "Rperf.profile", true);
 }
 
 /* Rperf._profile_if_running(**labels) { ... } — the middlewares' profile
@@ -220,11 +227,7 @@ static VALUE rperf_profile(int argc, VALUE *argv, VALUE self)
 static VALUE rperf_profile_if_running(int argc, VALUE *argv, VALUE self)
 {
     (void)self;
-    VALUE kw = Qnil;
-    rb_scan_args(argc, argv, ":", &kw);
-    if (!rb_block_given_p())
-        rb_raise(rb_eArgError, "Rperf._profile_if_running requires a block");
-    return labelled(kw, true);
+    return profile_block(argc, argv, "Rperf._profile_if_running", false);
 }
 
 /* Rperf.labels */
