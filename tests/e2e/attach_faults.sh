@@ -60,7 +60,11 @@ RUBY
 # start NAME KIND: sets TARGET once it printed its first line.
 start() {
     local name=$1 kind=$2
-    rm -f "stop-$name"
+    # (the output file emptied here, before the fork: a step's target of
+    # the same name left it full, and the child truncating it after the
+    # fork let the wait below see the old lines and attach to the shell
+    # not yet exec'd into ruby: "process N (bash): is not a Ruby process")
+    rm -f "stop-$name" "$name.out"
     "$RUBY" target.rb "$kind" "stop-$name" >"$name.out" 2>"$name.err" &
     TARGET=$!
     for _ in $(seq 400); do [ -s "$name.out" ] && return 0; sleep 0.05; done

@@ -87,9 +87,12 @@ for mode in wall cpu; do
     # the slowest /slow requests: those that slept their 50 ms show it as
     # blocked (the others were queued: behind another's GVL or the one
     # thread, or, on a loaded machine, not given a core by the OS); where
-    # no request waits for another's (prefork) they are 90% blocked of
-    # their time in the application — all but one at least: a GC of 20 ms
-    # falls in one now and then, and its split says so
+    # no request waits for another's (prefork) hardly any of their time is
+    # CPU or waiting for the GVL — all but one at least: a GC of 20 ms
+    # falls in one now and then, and its split says so. (Not "90% blocked":
+    # a busy host leaves a woken sleeper without a core for a while, time
+    # the split rightly calls other — 9.8% and 18.7% of two such requests
+    # in one CI run on Ruby 4.0.)
     "$ANALYZE" requests --slowest 5 --endpoint '/slow$' "$dir" >slowest.txt || fail "$at: requests --slowest 5 --endpoint"
     slowest_rows slowest.txt >rows.txt
     [ "$(awk '$12 == "/slow" { n++ } END { print n + 0 }' rows.txt)" = 5 ] || fail "$at: --slowest 5 --endpoint /slow\$: $(cat slowest.txt)"
@@ -102,8 +105,8 @@ for mode in wall cpu; do
     fi
     awk '$1 * $5 / 100 >= 45 { n++ } END { exit !n }' rows.txt || fail "$at: none of the slowest /slow slept: $(cat slowest.txt)"
     if [ "$how" = prefork ]; then
-        awk '$1 * $5 / 100 >= 45 && $5 < 0.9 * (100 - $2) { n++ } END { exit n > 1 }' rows.txt \
-            || fail "$at: slow /slow requests that slept are not 90% blocked: $(cat slowest.txt)"
+        awk '$1 * $5 / 100 >= 45 && $3 + $4 > 10 { n++ } END { exit n > 1 }' rows.txt \
+            || fail "$at: slow /slow requests that slept show more than 10% CPU or GVL wait: $(cat slowest.txt)"
     fi
     note "$at: the slowest /slow: $(awk '{ printf "%s ms, %s%% queued, %s%% blocked; ", $1, $2, $5 }' rows.txt)"
     # its own call tree: the samples labelled with its %span
