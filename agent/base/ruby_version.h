@@ -44,8 +44,8 @@ static inline bool rp_ruby_layout_known(void)
 
 /* Main thread in ruby_init (GVL held) or a postponed job: writes the
  * one-line reason the agent does not profile this Ruby into `buf`, e.g.
- * "this process runs Ruby 3.1.2 (/usr/bin/ruby3.1); this agent is built
- * for Ruby 3.4 — …". */
+ * "not profiling this process: it runs Ruby 3.1.2 (/usr/bin/ruby3.1) and
+ * this agent is built for Ruby 3.4; build rperf against this Ruby (…)". */
 void rp_ruby_version_mismatch(char *buf, size_t size);
 
 #endif
