@@ -5,11 +5,18 @@
  * tables), as the rperf gem's command does.
  *
  * The command's own exit status is passed through (128+N when signal N
- * ended it). A Ctrl-C ends the command, not rperf: what it recorded is
- * still written. Bad options print the error and the usage, as the gem's
- * command words them, and exit 1 without running anything.
+ * ended it), profiled or not, the profile written or not. A Ctrl-C ends
+ * the command, not rperf, and a signal sent to rperf (TERM, INT, HUP, ...)
+ * is passed on to the command: what it recorded is still written. An
+ * output file that cannot be written is found before the command runs;
+ * a write that fails after it keeps the session directory and says
+ * where; a broken pipe on rperf's output leaves nothing behind. Bad
+ * options print the error and the usage, as the gem's command words
+ * them, and exit 1 without running anything.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -214,42 +221,58 @@ static bool dir_is_empty(const char *dir)
     return empty;
 }
 
+/* Whether the profile can be written to `path`, before the command runs
+ * for as long as it may: its folder exists and takes a new file, or the
+ * file is there and writable. Said in one line when not. */
+static bool output_writable(const char *path)
+{
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof(copy), "%s", path);
+    const char *dir = dirname(copy);
+    bool ok = access(path, F_OK) == 0 ? access(path, W_OK) == 0 : access(dir, W_OK | X_OK) == 0;
+    if (!ok)
+        fprintf(stderr, "rperf: cannot write the profile to %s: %s; nothing was run\n", path, strerror(errno));
+    return ok;
+}
+
 /* After the command: the summary, the printed report, the output file.
- * Returns 0, or 1 when something could not be written. */
+ * Returns 0; 1 when the output file could not be written (what was
+ * recorded must then be kept); -1 when there was nothing to write (no
+ * Ruby ran). What goes to rperf's own output may fail (a reader that went
+ * away): that loses nothing. */
 static int analyze(const struct run_options *o, const char *session, const char *program)
 {
     if (dir_is_empty(session)) {
         fprintf(stderr, "rperf: no profile was written: '%s' ran no Ruby this rperf can profile (a Ruby of "
                         "another version than rperf's says so above)\n",
                 program);
-        return 1;
+        return -1;
     }
-    int status = 0;
     const char *lines = o->lines ? "--lines" : NULL;
     if (strcmp(o->command, "record") != 0) {
         const char *stat[] = {"stat", o->report ? "--report" : session, o->report ? session : NULL, NULL};
-        status |= rperf_analyze(true, stat) != 0;
+        rperf_analyze(true, stat);
     }
     if (o->print) {
         const char *text[] = {"convert", "--text", lines ? lines : session, lines ? session : NULL, NULL};
-        status |= rperf_analyze(false, text) != 0;
+        rperf_analyze(false, text);
     }
-    if (o->output) {
-        const char *convert[8] = {"convert", "-o", o->output};
-        int n = 3;
-        if (lines)
-            convert[n++] = lines;
-        if (o->format && *o->format) {
-            convert[n++] = "--format";
-            convert[n++] = o->format;
-        }
-        convert[n++] = session;
-        if (rperf_analyze(false, convert) != 0)
-            status = 1;
-        else if (strcmp(o->command, "record") == 0)
-            fprintf(stderr, "rperf: profile written to %s\n", o->output);
+    if (!o->output)
+        return 0;
+    const char *convert[8] = {"convert", "-o", o->output};
+    int n = 3;
+    if (lines)
+        convert[n++] = lines;
+    if (o->format && *o->format) {
+        convert[n++] = "--format";
+        convert[n++] = o->format;
     }
-    return status;
+    convert[n++] = session;
+    if (rperf_analyze(false, convert) != 0)
+        return 1;
+    if (strcmp(o->command, "record") == 0)
+        fprintf(stderr, "rperf: profile written to %s\n", o->output);
+    return 0;
 }
 
 int rperf_cmd_run(int argc, char **argv)
@@ -269,17 +292,24 @@ int rperf_cmd_run(int argc, char **argv)
         o.report = true;
     if (record && !o.output && !o.print)
         o.output = "rperf.json.gz";
+    if (o.output && !output_writable(o.output))
+        return 1;
     rperf_tools t;
     char session[PATH_MAX];
     if (rperf_locate(&t) != 0 || rperf_temp_dir("rperf-session", session) != 0)
         return 1;
     char **env = command_env(&o, &t, session);
-    int status = env ? rperf_run(argv + first, env, RPERF_IGNORE_INTERRUPTS) : 1;
+    int status = env ? rperf_run(argv + first, env, RPERF_FORWARD_SIGNALS) : 1;
+    /* A reader of rperf's output that went away (`| head`) ends a write
+     * with EPIPE, not rperf before it has tidied up. */
+    signal(SIGPIPE, SIG_IGN);
     int analyzed = analyze(&o, session, argv[first]);
     if (o.keep)
         fprintf(stderr, "rperf: session directory kept: %s\n", session);
+    else if (analyzed > 0)
+        fprintf(stderr, "rperf: what was recorded is kept in %s (rperf-analyze stat %s reads it)\n", session,
+                session);
     else
         rperf_remove_tree(session);
-    /* The command's status wins; a failed analysis of a successful run is 1. */
-    return status == 0 && analyzed != 0 ? 1 : status;
+    return status; /* the command's own, whatever became of its profile */
 }

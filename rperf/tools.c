@@ -194,20 +194,40 @@ static int wait_for(pid_t pid)
 
 extern char **environ;
 
+/* The signals passed on to the program while rperf waits for it. */
+static const int forwarded_signals[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+static volatile sig_atomic_t forward_to; /* the program's pid while rperf waits */
+
+/* Signal handler (rperf, waiting): a signal a process sent to rperf goes
+ * on to the program. One the kernel generated (the terminal's Ctrl-C,
+ * Ctrl-\ or hang-up, sent to the whole foreground group) reached the
+ * program already. */
+static void pass_on(int signo, siginfo_t *info, void *context)
+{
+    (void)context;
+    int saved = errno;
+    if (info->si_code != SI_KERNEL && forward_to > 0)
+        kill((pid_t)forward_to, signo);
+    errno = saved;
+}
+
 int rperf_run(char *const argv[], char *const envp[], int flags)
 {
     pid_t pid = start(argv, envp ? envp : environ, flags, -1);
     if (pid < 0)
         return (int)-pid;
-    struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit;
-    if (flags & RPERF_IGNORE_INTERRUPTS) {
-        sigaction(SIGINT, &ignore, &old_int);
-        sigaction(SIGQUIT, &ignore, &old_quit);
+    enum { N = sizeof(forwarded_signals) / sizeof(forwarded_signals[0]) };
+    struct sigaction pass = {.sa_sigaction = pass_on, .sa_flags = SA_SIGINFO | SA_RESTART}, old[N];
+    if (flags & RPERF_FORWARD_SIGNALS) {
+        forward_to = pid;
+        for (int i = 0; i < N; i++)
+            sigaction(forwarded_signals[i], &pass, &old[i]);
     }
     int status = wait_for(pid);
-    if (flags & RPERF_IGNORE_INTERRUPTS) {
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGQUIT, &old_quit, NULL);
+    if (flags & RPERF_FORWARD_SIGNALS) {
+        for (int i = 0; i < N; i++)
+            sigaction(forwarded_signals[i], &old[i], NULL);
+        forward_to = 0;
     }
     return status;
 }

@@ -38,12 +38,15 @@ int rperf_analyze(bool to_stderr, const char *const *args);
 
 /* How rperf_run runs a program. RPERF_OWN_GROUP: in a process group of
  * its own, so that the terminal's Ctrl-C reaches only rperf, which decides
- * (rperf-attach in the middle of a command). RPERF_IGNORE_INTERRUPTS:
- * rperf ignores SIGINT and SIGQUIT while it waits, as system(3) does, so
- * that a Ctrl-C ends the profiled program and rperf still writes what it
- * recorded. The program starts with every signal unblocked and at its
- * default action (but those ignored when rperf was started). */
-enum { RPERF_OWN_GROUP = 1, RPERF_IGNORE_INTERRUPTS = 2 };
+ * (rperf-attach in the middle of a command). RPERF_FORWARD_SIGNALS:
+ * while it waits, rperf passes SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1
+ * and SIGUSR2 sent to it by a process (kill, a supervisor, timeout(1)) to
+ * the program, and lives on to write what was recorded; the terminal's
+ * (Ctrl-C, a hang-up: sent by the kernel to the whole foreground group)
+ * already reached the program and is not sent twice. The program starts
+ * with every signal unblocked and at its default action (but those
+ * ignored when rperf was started). */
+enum { RPERF_OWN_GROUP = 1, RPERF_FORWARD_SIGNALS = 2 };
 
 /* Runs argv[0] (looked up in PATH) with `envp` (NULL: rperf's) and waits
  * for it. Returns its status as a shell gives it: 128+N when signal N

@@ -55,13 +55,13 @@ static int load_signal(rp_config *cfg)
     const char *v = getenv("RPERF_SIGNAL");
     long sig = SIGRTMIN + 8;
     if (v && strcmp(v, "false") == 0) {
-        cfg->timer_signal = 0;
+        cfg->gem_signal = (int)sig;
         return 0;
     }
     if (v && (!parse_long(v, &sig) || sig < SIGRTMIN || sig > SIGRTMAX))
         return invalid("RPERF_SIGNAL", v,
                        "a real-time signal number (SIGRTMIN..SIGRTMAX) or false");
-    cfg->timer_signal = (int)sig;
+    cfg->gem_signal = (int)sig;
     return 0;
 }
 

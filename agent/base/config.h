@@ -47,7 +47,11 @@ typedef struct rp_config {
     bool dormant;     /* RPERF_ENABLED=0: only sessions of the Rperf API record */
     rp_mode mode;
     int frequency;    /* Hz */
-    int timer_signal; /* real-time signal number; 0 = sleeping thread */
+    /* RPERF_SIGNAL: the real-time signal the rperf gem's own profiler ticks
+     * with (its handler there means it started: the agent stands aside).
+     * The agent's own ticks use no signal; `false` is taken, as the gem's
+     * option, and watches the gem's default, SIGRTMIN+8. */
+    int gem_signal;
     bool aggregate;
     bool inherit;
     bool quiet;

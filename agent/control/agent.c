@@ -77,7 +77,7 @@ int rp_agent_session_open(const rp_session_opts *o)
     rp_window_begin_part(&session_start);
     session_start.profile = ++session_serial;
     rp_sampler_start_clock(RP_REC_SESSION);
-    if (rp_whole_start_machinery(o->signal < 0 ? agent.cfg.timer_signal : o->signal) != 0) {
+    if (rp_whole_start_machinery() != 0) {
         rp_agent_session_close();
         return -1;
     }

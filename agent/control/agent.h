@@ -30,8 +30,6 @@ const char *rp_agent_session_dir(void);
 /* What a session of the Rperf API asks for. */
 typedef struct rp_session_opts {
     rp_rec_config rec;
-    int signal; /* the timer signal when the session starts the worker:
-                 * -1 the agent's (RPERF_SIGNAL), 0 the sleeping ticker */
 } rp_session_opts;
 
 /* A session (RP_REC_SESSION) begins now with its own settings, beside the

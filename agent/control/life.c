@@ -78,7 +78,7 @@ static void on_ruby_exit(VALUE unused)
 static void on_fork_child(void);
 static void stand_down_in_fork_child(void *unused);
 static void step_aside(void *unused);
-static void signal_taken(void);
+static void gem_started(void);
 
 /* Main thread in ruby_init (or, attached, the command's postponed job):
  * in a Ruby other than the one the agent was built for, nothing of the
@@ -135,7 +135,7 @@ static void start_agent(void)
     restart_job = rb_postponed_job_preregister(0, rp_whole_restart_in_fork_child, NULL);
     step_aside_job = rb_postponed_job_preregister(0, step_aside, NULL);
     stand_down_job = rb_postponed_job_preregister(0, stand_down_in_fork_child, NULL);
-    rp_worker_on_signal_taken(signal_taken);
+    rp_worker_watch_gem(agent.cfg.gem_signal, gem_started);
     pthread_atfork(rp_aggregator_before_fork, rp_aggregator_after_fork_parent, on_fork_child);
     rb_set_end_proc(on_ruby_exit, Qnil);
     if (agent.cfg.dormant) {
@@ -149,15 +149,14 @@ static void start_agent(void)
     rp_whole_begin_profile();
 }
 
-/* Postponed job — a Ruby thread, GVL held: the program has put a handler
- * of its own on the agent's timer signal — the rperf gem's own profiler
- * does, at its Rperf.start, on the same SIGRTMIN+8, when the program
- * loads the gem's lib instead of the agent's API. Two profilers on one
- * signal would each take the other's ticks as samples, and the gem's stop
- * tidies away the session directory it finds in RPERF_SESSION_DIR: the
- * program's own profiler has the process from here. The worker has
- * stopped ticking; the agent's recording ends and is written now, while
- * its directory is there, and no command starts another. */
+/* Postponed job — a Ruby thread, GVL held: the rperf gem's own profiler
+ * has started (the program loads the gem's lib instead of the agent's
+ * API; its Rperf.start puts its handler on its timer signal). Two
+ * profilers would double the cost, and the gem's stop tidies away the
+ * session directory it finds in RPERF_SESSION_DIR: the program's own
+ * profiler has the process from here. The agent's recording ends and is
+ * written now, while its directory is there, and no command starts
+ * another. */
 static void step_aside(void *unused)
 {
     (void)unused;
@@ -172,14 +171,13 @@ static void step_aside(void *unused)
     else
         rp_whole_stop_machinery_if_idle();
     const char *written = path[0] ? path : agent.last_written;
-    rp_log("process %ld put a handler of its own on signal %d, the agent's timer (the rperf "
-           "gem's own profiler does, at Rperf.start, when its lib is loaded instead of the "
-           "agent's API): the agent stands aside; its profile ends here%s%s",
-           (long)getpid(), agent.cfg.timer_signal, written[0] ? ", written to " : "", written);
+    rp_log("process %ld started the rperf gem's own profiler (its lib loaded instead of the agent's "
+           "API; its handler is on signal %d): the agent stands aside; its profile ends here%s%s",
+           (long)getpid(), agent.cfg.gem_signal, written[0] ? ", written to " : "", written);
 }
 
 /* Worker thread (async-signal-safe): see step_aside. */
-static void signal_taken(void)
+static void gem_started(void)
 {
     rb_postponed_job_trigger(step_aside_job);
     rp_gvl_holder_interrupt();

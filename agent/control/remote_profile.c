@@ -100,9 +100,8 @@ int rp_agent_remote_start(const rp_remote_start *o, char *why, size_t size)
     rp_whole_restart_in_fork_child(NULL);
     int now = atomic_load(&agent.state);
     if (agent.stood_aside) {
-        snprintf(why, size, "the program has a handler of its own on signal %d, the agent's timer "
-                 "(the rperf gem's own profiler?): the agent stood aside in this process",
-                 agent.cfg.timer_signal);
+        snprintf(why, size, "the rperf gem's own profiler started in this process: the agent stood "
+                 "aside here");
         return -1;
     }
     if (now == AGENT_ACTIVE) {

@@ -115,9 +115,8 @@ void rp_whole_part_paused(int64_t pause_ns, int64_t cpu_ns)
 
 /* GVL held: the worker and the hooks that the open recordings need,
  * started when none runs yet (the first recording, a dormant process's
- * first session), ticking at their rate. `signo`: the timer signal a
- * first worker uses (0: the sleeping ticker). */
-int rp_whole_start_machinery(int signo)
+ * first session), ticking at their rate. */
+int rp_whole_start_machinery(void)
 {
     rp_allocs_update();
     if (rp_worker_running()) {
@@ -126,7 +125,7 @@ int rp_whole_start_machinery(int signo)
         return 0;
     }
     rp_gvl_gc_restart(); /* hooks a fork child has from its parent, afresh */
-    return rp_worker_start(signo, agent.cfg.verbose);
+    return rp_worker_start();
 }
 
 /* GVL held: when no recording is open any more, no tick, no hook and no
@@ -168,7 +167,7 @@ void rp_whole_begin_profile(void)
         rp_window_begin_part(&agent.whole); /* the process's CPU time counts from now */
     agent.whole.profile = ++agent.profile_serial;
     rp_sampler_start_clock(RP_REC_WHOLE);
-    if (rp_whole_start_machinery(agent.cfg.timer_signal) != 0) {
+    if (rp_whole_start_machinery() != 0) {
         rp_recording_close(RP_REC_WHOLE);
         rp_whole_stop_machinery_if_idle();
         atomic_store(&agent.state, AGENT_OFF);

@@ -59,9 +59,8 @@ struct agent_life {
 extern struct agent_life agent;
 
 /* The worker and the hooks that the open recordings need, started when
- * none runs yet, ticking at their rate. `signo`: the timer signal a first
- * worker uses (0: the sleeping ticker). */
-int rp_whole_start_machinery(int signo);
+ * none runs yet, ticking at their rate. */
+int rp_whole_start_machinery(void);
 
 /* When no recording is open any more, no tick, no hook and no worker
  * thread. Returns false when the worker did not stop: its tables must not

@@ -11,7 +11,7 @@
  *                               recording (defer.h)
  *   Rperf.running?              whether anything records this process
  *   Rperf.snapshot(clear: false) the data so far, as the gem's Hash
- *   Rperf._session_start(mode, frequency, aggregate, signal, defer, alloc) and
+ *   Rperf._session_start(mode, frequency, aggregate, defer, alloc) and
  *   Rperf._session_stop         a session's beginning and end, for
  *                               rperf.rb's start/stop (which check the
  *                               options and word their errors as the gem)
@@ -314,11 +314,10 @@ static rp_mode mode_named(VALUE mode)
     return strcmp(name, "wall") == 0 ? RP_MODE_WALL : RP_MODE_CPU;
 }
 
-/* Rperf._session_start(mode, frequency, aggregate, signal, defer, alloc):
- * the options as rperf.rb checked them; signal -1 for the agent's own,
- * alloc 0 for no allocation sampling. */
-static VALUE rperf_session_start(VALUE self, VALUE mode, VALUE frequency, VALUE aggregate,
-                                 VALUE signal, VALUE defer, VALUE alloc)
+/* Rperf._session_start(mode, frequency, aggregate, defer, alloc): the
+ * options as rperf.rb checked them; alloc 0 for no allocation sampling. */
+static VALUE rperf_session_start(VALUE self, VALUE mode, VALUE frequency, VALUE aggregate, VALUE defer,
+                                 VALUE alloc)
 {
     (void)self;
     if (core->session_is_open())
@@ -326,7 +325,6 @@ static VALUE rperf_session_start(VALUE self, VALUE mode, VALUE frequency, VALUE 
     rp_session_opts o = {
         .rec = {.mode = mode_named(mode), .frequency = NUM2INT(frequency),
                 .aggregate = RTEST(aggregate), .deferred = RTEST(defer), .alloc_rate = NUM2LONG(alloc)},
-        .signal = NUM2INT(signal),
     };
     core->clear_labels();
     if (core->session_open(&o) != 0)
@@ -472,7 +470,7 @@ void Init_rperf_agent(void)
     rb_define_singleton_method(rperf, "running?", rperf_running_p, 0);
     rb_define_singleton_method(rperf, "_request_begin", rperf_request_begin, 2);
     rb_define_singleton_method(rperf, "_request_end", rperf_request_end, -1);
-    rb_define_singleton_method(rperf, "_session_start", rperf_session_start, 6);
+    rb_define_singleton_method(rperf, "_session_start", rperf_session_start, 5);
     rb_define_singleton_method(rperf, "_session_stop", rperf_session_stop, 0);
     rb_define_singleton_method(rperf, "_session_forked?", rperf_session_forked_p, 0);
     rb_define_singleton_method(rperf, "_agent_session_dir", rperf_agent_session_dir, 0);

@@ -74,8 +74,8 @@ module Rperf
       alloc = alloc_rate(alloc)
       raise ArgumentError, "mode must be :cpu or :wall, got #{mode.inspect}" unless %i[cpu wall].include?(mode)
       raise ArgumentError, "inherit must be :fork, true, or false, got #{inherit.inspect}" unless [true, false, :fork].include?(inherit)
-      signo = signal_number(signal)
-      _session_start(mode, frequency, aggregate, signo, defer, alloc)
+      check_signal(signal)
+      _session_start(mode, frequency, aggregate, defer, alloc)
       @session = Session.new(
         options: {frequency: frequency, mode: mode, aggregate: aggregate, signal: signal, defer: defer,
                   alloc: alloc},
@@ -234,15 +234,15 @@ module Rperf
       raise ArgumentError, "frequency must be <= 10000 (10KHz), got #{frequency}" if frequency > 10_000
     end
 
-    # nil: the agent's own timer signal; false: a sleeping thread ticks.
-    def signal_number(signal)
-      return -1 if signal.nil?
-      return 0 if signal == false
+    # The gem's option, checked as the gem checks it. The agent's ticks
+    # use no signal (a thread sleeping to deadlines), so any value ticks
+    # the same way and the program's signals stay its own.
+    def check_signal(signal)
+      return if signal.nil? || signal == false
       raise ArgumentError, "signal must be nil, false, or an Integer, got #{signal.inspect}" unless signal.is_a?(Integer)
       if [Signal.list["KILL"], Signal.list["STOP"]].include?(signal)
         raise ArgumentError, "signal #{signal} (#{Signal.signame(signal)}) cannot be caught; use a different signal"
       end
-      signal
     end
 
     FORMATS = %i[json pprof collapsed text html speedscope].freeze

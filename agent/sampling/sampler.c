@@ -251,7 +251,7 @@ int rp_sampler_init(void)
     return 0;
 }
 
-/* Signal handler or worker thread: async-signal-safe. Ruby interrupts
+/* Ticker thread (timer.h): async-signal-safe. Ruby interrupts
  * the thread it believes is running, which can be a thread still waiting
  * for the GVL (see gvl_holder.h); the holder is interrupted too. */
 void rp_sampler_trigger(void)

@@ -1,184 +1,199 @@
 /*
- * agent/sampling/timer.c — signal timer and sleeping ticker. See timer.h.
+ * agent/sampling/timer.c — the ticker thread. See timer.h.
+ *
+ * Context: ticker_main runs on its own pthread with every signal blocked,
+ * never holds the GVL and calls Ruby only through rp_sampler_trigger
+ * (rb_postponed_job_trigger, async-signal-safe). The setters run on Ruby
+ * threads and on the worker; start and stop on a Ruby thread holding the
+ * GVL.
  */
 #include "timer.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 
+#include "../../common/clock.h"
 #include "sampler.h"
 
-/* The timer is created and deleted by the worker and paused and resumed
- * from a Ruby thread: `lock` orders the two. */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static timer_t tick_timer;
-static bool timer_exists;
-static bool timer_armed;
-static bool ticks_wanted = true;
-static bool idle_pause; /* the worker's: no thread holds the GVL */
-static struct timespec tick_interval;
-static int claimed_signal;
-static struct sigaction previous_action;
+static pthread_t ticker_thread;
+static bool ticker_running; /* the GVL side's */
+static sem_t kick;          /* wakes the ticker: ticks wanted again, a new rate, stop */
+static sem_t started;       /* posted by the ticker once it runs */
+static atomic_bool stopping;
+static atomic_bool wanted = true; /* a recording accepts samples */
+static atomic_bool paused;        /* the worker's idle pause */
+static atomic_int tick_hz = 1000;
+/* The ticker waits with no deadline, for ticks to be wanted again: a
+ * setter that wants them must post `kick`. Set before the ticker looks a
+ * last time whether they are wanted, and read by a setter after it said
+ * they are (both sequentially consistent): either the ticker sees the
+ * change or the setter sees it asleep. */
+static atomic_bool asleep;
+/* Ticker threads that ended: their CPU time and context switches, and
+ * whether the running one has added its own yet (it does as it ends). */
+static _Atomic int64_t ended_cpu_ns;
+static _Atomic long ended_voluntary, ended_involuntary;
+static atomic_bool ticker_counted;
 
-/* Signal handler — runs on the worker thread (the only thread the timer
- * targets). Async-signal-safe: an atomic add and rb_postponed_job_trigger. */
-static void on_tick(int signo, siginfo_t *info, void *context)
+static bool ticking(void)
 {
-    (void)signo;
-    (void)info;
-    (void)context;
-    int saved_errno = errno;
-    rp_sampler_trigger();
-    errno = saved_errno;
+    return atomic_load(&wanted) && !atomic_load(&paused);
 }
 
-int rp_timer_claim_signal(int signo)
+/* Ticker: waits until ticks are wanted again, or the thread stops. */
+static void sleep_until_wanted(void)
 {
-    struct sigaction current;
-    if (sigaction(signo, NULL, &current) != 0)
+    atomic_store(&asleep, true);
+    if (!ticking() && !atomic_load(&stopping))
+        sem_wait(&kick);
+    atomic_store(&asleep, false);
+}
+
+/* Ticker: adds its own CPU time and context switches as it ends. */
+static void count_own_usage(void)
+{
+    struct rusage usage;
+    if (getrusage(RUSAGE_THREAD, &usage) == 0) {
+        atomic_fetch_add(&ended_voluntary, usage.ru_nvcsw);
+        atomic_fetch_add(&ended_involuntary, usage.ru_nivcsw);
+    }
+    atomic_fetch_add(&ended_cpu_ns, rp_clock_ns(CLOCK_THREAD_CPUTIME_ID));
+    atomic_store(&ticker_counted, true);
+}
+
+/* The ticker thread. A post of `kick` while it waits for a deadline
+ * wakes it early: it looks again at what is wanted and keeps its
+ * deadlines unless the rate changed. */
+static void *ticker_main(void *arg)
+{
+    (void)arg;
+    /* A deadline's default slack is 50 us, 5% of a 1 ms tick. */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+    sem_post(&started);
+    rp_ticker t = {.interval_ns = 0};
+    while (!atomic_load(&stopping)) {
+        if (!ticking()) {
+            t.interval_ns = 0; /* counted afresh from when they are wanted */
+            sleep_until_wanted();
+            continue;
+        }
+        int hz = atomic_load(&tick_hz);
+        if (t.interval_ns != 1000000000 / hz)
+            rp_ticker_start(&t, hz);
+        if (sem_clockwait(&kick, CLOCK_MONOTONIC, &t.deadline) == 0 || errno != ETIMEDOUT)
+            continue;
+        if (ticking())
+            rp_sampler_trigger();
+        rp_ticker_advance(&t);
+    }
+    count_own_usage();
+    return NULL;
+}
+
+int rp_timer_start(int frequency)
+{
+    if (ticker_running)
+        return 0;
+    sem_init(&kick, 0, 0);
+    sem_init(&started, 0, 0);
+    atomic_store(&stopping, false);
+    atomic_store(&asleep, false);
+    atomic_store(&ticker_counted, false);
+    atomic_store(&tick_hz, frequency);
+    sigset_t all, saved;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &saved);
+    int rc = pthread_create(&ticker_thread, NULL, ticker_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    if (rc != 0) {
+        errno = rc;
         return -1;
-    /* Ours already when a fork child inherits the parent's disposition. */
-    bool ours = (current.sa_flags & SA_SIGINFO) && current.sa_sigaction == on_tick;
-    bool has_handler = (current.sa_flags & SA_SIGINFO) ? current.sa_sigaction != NULL
-                                                       : current.sa_handler != SIG_DFL;
-    if (has_handler && !ours)
-        return -1;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_sigaction = on_tick;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigfillset(&sa.sa_mask);
-    if (sigaction(signo, &sa, &previous_action) != 0)
-        return -1;
-    claimed_signal = signo;
+    }
+    /* named here, so that it has its name from the start */
+    pthread_setname_np(ticker_thread, "rperf-ticks");
+    ticker_running = true;
+    /* Sampling should begin with the program, not when a busy machine
+     * gets round to the new thread; yet never wait long (a fork child's
+     * allocator may hold it up for good). */
+    struct timespec deadline = rp_deadline_in(CLOCK_MONOTONIC, 50 * 1000000LL);
+    while (sem_clockwait(&started, CLOCK_MONOTONIC, &deadline) != 0 && errno == EINTR)
+        ;
     return 0;
 }
 
-static struct timespec interval_of(int frequency)
+void rp_timer_stop(void)
 {
-    int64_t ns = 1000000000 / frequency;
-    return (struct timespec){.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
+    if (!ticker_running)
+        return;
+    atomic_store(&stopping, true);
+    sem_post(&kick);
+    /* As the worker's: the program's exit never hangs on the agent. */
+    struct timespec deadline = rp_deadline_in(CLOCK_REALTIME, 5 * 1000000000LL);
+    pthread_timedjoin_np(ticker_thread, NULL, &deadline);
+    ticker_running = false;
 }
 
-/* `lock` held: arms the timer at the tick interval, or disarms it. */
-static int arm(bool on)
+/* After saying that ticks are wanted: wakes a ticker that waits for it. */
+static void wake_if_asleep(void)
 {
-    struct timespec every = on ? tick_interval : (struct timespec){0, 0};
-    struct itimerspec its = {.it_interval = every, .it_value = every};
-    int rc = timer_settime(tick_timer, 0, &its, NULL);
-    if (rc == 0)
-        timer_armed = on;
-    return rc;
-}
-
-int rp_timer_start_signal(int signo, pid_t tid, int frequency)
-{
-    struct sigevent sev;
-    memset(&sev, 0, sizeof(sev));
-    sev.sigev_notify = SIGEV_THREAD_ID;
-    sev.sigev_signo = signo;
-    sev._sigev_un._tid = tid;
-    pthread_mutex_lock(&lock);
-    tick_interval = interval_of(frequency);
-    int rc = timer_create(CLOCK_MONOTONIC, &sev, &tick_timer);
-    if (rc == 0 && arm(ticks_wanted && !idle_pause) != 0) {
-        int err = errno;
-        timer_delete(tick_timer);
-        errno = err;
-        rc = -1;
-    }
-    timer_exists = rc == 0;
-    pthread_mutex_unlock(&lock);
-    return rc;
-}
-
-void rp_timer_stop_signal(void)
-{
-    pthread_mutex_lock(&lock);
-    if (timer_exists) {
-        timer_delete(tick_timer);
-        timer_exists = timer_armed = false;
-    }
-    pthread_mutex_unlock(&lock);
+    if (atomic_load(&asleep))
+        sem_post(&kick);
 }
 
 void rp_timer_set_running(bool running)
 {
-    pthread_mutex_lock(&lock);
-    ticks_wanted = running;
-    if (running && !idle_pause && timer_exists && !timer_armed)
-        arm(true);
-    pthread_mutex_unlock(&lock);
+    atomic_store(&wanted, running);
+    if (running)
+        wake_if_asleep();
 }
 
 void rp_timer_set_frequency(int frequency)
 {
-    pthread_mutex_lock(&lock);
-    tick_interval = interval_of(frequency);
-    if (timer_exists && timer_armed)
-        arm(true);
-    pthread_mutex_unlock(&lock);
-}
-
-void rp_timer_settle(void)
-{
-    pthread_mutex_lock(&lock);
-    if ((!ticks_wanted || idle_pause) && timer_exists && timer_armed)
-        arm(false);
-    pthread_mutex_unlock(&lock);
+    if (atomic_exchange(&tick_hz, frequency) != frequency && ticker_running)
+        sem_post(&kick); /* the new rate from now, not from the next deadline */
 }
 
 void rp_timer_pause_idle(bool pause)
 {
-    pthread_mutex_lock(&lock);
-    idle_pause = pause;
-    bool want = ticks_wanted && !pause;
-    if (timer_exists && timer_armed != want)
-        arm(want);
-    pthread_mutex_unlock(&lock);
+    atomic_store(&paused, pause);
+    if (!pause)
+        wake_if_asleep();
 }
 
 void rp_timer_forget(void)
 {
-    pthread_mutex_init(&lock, NULL);
-    timer_exists = timer_armed = idle_pause = false;
+    ticker_running = false;
+    atomic_store(&paused, false);
+    atomic_store(&asleep, false);
+    atomic_store(&ended_cpu_ns, 0); /* the parent's, not this process's */
+    atomic_store(&ended_voluntary, 0);
+    atomic_store(&ended_involuntary, 0);
 }
 
-/* Whether `signo`'s handler is on_tick now. */
-static bool handler_is_ours(int signo)
+int64_t rp_timer_cpu_ns(void)
 {
-    struct sigaction current;
-    return sigaction(signo, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
-           current.sa_sigaction == on_tick;
+    int64_t ns = atomic_load(&ended_cpu_ns);
+    clockid_t clock;
+    struct timespec now;
+    /* Only while rp_timer_stop waits can the thread end between these
+     * reads (its share is then missed); it runs on the GVL side, as
+     * every caller does. */
+    if (ticker_running && !atomic_load(&ticker_counted) && pthread_getcpuclockid(ticker_thread, &clock) == 0 &&
+        clock_gettime(clock, &now) == 0)
+        ns += rp_timespec_ns(now);
+    return ns;
 }
 
-void rp_timer_release_signal(void)
+void rp_timer_context_switches(long *voluntary, long *involuntary)
 {
-    /* Only once no tick can be pending: restoring SIG_DFL earlier would let
-     * a late real-time signal terminate the process. And only over our own
-     * handler: one the program installed since is the program's. */
-    if (claimed_signal) {
-        if (handler_is_ours(claimed_signal))
-            sigaction(claimed_signal, &previous_action, NULL);
-        claimed_signal = 0;
-    }
-}
-
-bool rp_timer_signal_taken(void)
-{
-    int signo = claimed_signal;
-    return signo && !handler_is_ours(signo);
-}
-
-void rp_timer_disarm(void)
-{
-    pthread_mutex_lock(&lock);
-    ticks_wanted = false;
-    if (timer_exists && timer_armed)
-        arm(false);
-    pthread_mutex_unlock(&lock);
+    *voluntary = atomic_load(&ended_voluntary);
+    *involuntary = atomic_load(&ended_involuntary);
 }
 
 static void add_ns(struct timespec *ts, int64_t ns)

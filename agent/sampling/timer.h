@@ -1,69 +1,60 @@
 /*
- * agent/sampling/timer.h — the sampling clock.
+ * agent/sampling/timer.h — the sampling clock: the ticker thread.
  *
- * Owns: the two ways of ticking at the frequency the recordings want
- * (recording.h). Signal mode:
- * a POSIX timer (timer_create, CLOCK_MONOTONIC) delivers a real-time
- * signal to the worker thread only (SIGEV_THREAD_ID), whose handler calls
- * rp_sampler_trigger. Sleeping mode: the worker thread itself sleeps to
- * absolute deadlines (RPERF_SIGNAL=false, or when the program already
- * handles the chosen signal).
+ * Owns: the agent's second background thread, which does one thing: it
+ * sleeps to absolute CLOCK_MONOTONIC deadlines at the rate the recordings
+ * want and triggers the sampling job at each (rp_sampler_trigger). No
+ * signal is involved, by design: the program owns every signal it has —
+ * whatever it or a library does with SIGRTMIN+8 or any other (a handler,
+ * SIG_DFL, SIG_IGN, a mask), no tick can kill it, run its handler, or be
+ * lost to it. The thread blocks every signal and runs at a timer slack of
+ * 1 ns, so its deadlines are as exact as a POSIX timer's; a tick missed
+ * while the machine was busy is skipped, not replayed in a burst (the
+ * weights, differences of clocks, lose nothing by it). Kept apart from the
+ * worker (worker.h), whose folds and part writes would delay ticks.
+ *
+ * Context: rp_timer_start/stop on a Ruby thread holding the GVL (through
+ * worker.h); the setters from any thread but a signal handler, except
+ * rp_timer_pause_idle(false), which is async-signal-safe.
  */
 #ifndef RPERF_AGENT_TIMER_H
 #define RPERF_AGENT_TIMER_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/types.h>
 #include <time.h>
 
-/* Main thread: installs the tick handler for `signo`, unless the program
- * already has a handler there. Returns 0, or -1 when the signal is taken
- * (then nothing was changed). */
-int rp_timer_claim_signal(int signo);
+/* Starts the ticker thread, ticking at `frequency` unless told otherwise
+ * since (rp_timer_set_running, rp_timer_pause_idle), and waits (at most
+ * 50 ms) until it runs. Returns 0, or -1 with errno set. */
+int rp_timer_start(int frequency);
 
-/* Worker thread, for itself (tid): creates a periodic timer sending
- * `signo` to it, running unless rp_timer_set_running(false) said
- * otherwise. Returns 0 or -1 (errno set). */
-int rp_timer_start_signal(int signo, pid_t tid, int frequency);
+/* Stops and joins the ticker thread. Idempotent. */
+void rp_timer_stop(void);
 
-/* Worker thread, before it ends: deletes its timer. */
-void rp_timer_stop_signal(void);
-
-/* Any thread but a signal handler (the Rperf API, GVL held): stops or
- * restarts the signal timer's ticks; remembered for a timer not created
- * yet. Restarting arms the timer unless it still runs; stopping is left to
- * the worker (rp_timer_settle), so that a program whose profile blocks
- * follow each other closely makes no system call for the timer at all. */
+/* Ticks wanted or not (a recording accepts samples). Stopping takes
+ * effect at the next deadline, without a system call, so that a program
+ * whose profile blocks follow each other closely makes none for the
+ * timer; restarting wakes the thread. */
 void rp_timer_set_running(bool running);
 
-/* Any thread but a signal handler: the tick rate from now on (a timer
- * running is re-armed at it; remembered for one not created yet). */
+/* The tick rate from now on. */
 void rp_timer_set_frequency(int frequency);
 
-/* Worker thread, after each wake-up: disarms a timer whose ticks are no
- * longer wanted (at most one tick after they stopped being wanted). */
-void rp_timer_settle(void);
-
-/* Worker thread: stops the ticks while no thread holds the GVL, or
- * lets them run again as the recordings want them (worker.c, idleness). */
+/* The worker's: no tick while no thread holds the GVL (worker.c,
+ * idleness), or ticks again. */
 void rp_timer_pause_idle(bool pause);
-/* Fork child: the parent's timer does not exist here. */
+
+/* Fork child: the parent's ticker thread does not exist here. */
 void rp_timer_forget(void);
 
-/* Main thread, after the worker thread has exited: puts back the
- * program's previous disposition of the signal. */
-void rp_timer_release_signal(void);
+/* The CPU time the process's ticker threads have taken (the running one
+ * and those that ended), ns; and the context switches of those that
+ * ended (about one per tick: the agent's, not the program's). */
+int64_t rp_timer_cpu_ns(void);
+void rp_timer_context_switches(long *voluntary, long *involuntary);
 
-/* Worker: whether the program has put a handler of its own on the claimed
- * signal since (the rperf gem's own profiler claims the same SIGRTMIN+8):
- * the agent's ticks would then be that handler's, and its samples. */
-bool rp_timer_signal_taken(void);
-
-/* Worker: no more ticks, until a Ruby thread asks for them again. */
-void rp_timer_disarm(void);
-
-/* Sleeping mode (worker thread): absolute CLOCK_MONOTONIC deadlines. */
+/* Absolute CLOCK_MONOTONIC deadlines at an interval. */
 typedef struct rp_ticker {
     struct timespec deadline;
     int64_t interval_ns;

@@ -7,6 +7,7 @@
  */
 #include "worker.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -30,7 +31,6 @@
 static pthread_t worker_thread;
 static bool worker_running;
 static sem_t wake;          /* posted at hand-overs and at stop */
-static sem_t armed;         /* posted by the worker once its timer runs */
 static atomic_bool stopping;
 static atomic_bool ticking = true; /* false while no recording takes samples */
 static atomic_int tick_hz = 1000;  /* the rate the recordings want */
@@ -74,8 +74,8 @@ static const rotation *rotation_now(void)
  * running it. */
 static _Atomic(void (*)(void *)) posted_job;
 static void *posted_arg;
-static int timer_signal;    /* 0: the worker is the sleeping ticker */
-static void (*signal_taken)(void); /* set once at start (rp_worker_on_signal_taken) */
+static int gem_signal;              /* the rperf gem's timer signal (rp_worker_watch_gem) */
+static void (*gem_started)(void);   /* set once at start */
 static struct rusage worker_usage; /* written by the worker as it ends */
 /* The CPU time of this process's workers that have ended, and whether
  * the running one has added its own yet (it does as it ends). */
@@ -142,7 +142,6 @@ typedef struct idle_watch {
     int64_t paused_at_ns;
 } idle_watch;
 static idle_watch watch;
-static rp_ticker ticker; /* sleeping mode's deadlines (worker's own) */
 
 static void watch_from(int64_t now)
 {
@@ -153,8 +152,6 @@ static void watch_from(int64_t now)
 static void resume_ticks(int64_t now)
 {
     rp_timer_pause_idle(false);
-    if (!timer_signal)
-        rp_ticker_start(&ticker, atomic_load(&tick_hz));
     watch.paused = false;
     atomic_fetch_add_explicit(&idle_ns, now - watch.paused_at_ns, memory_order_relaxed);
     watch_from(now);
@@ -195,40 +192,17 @@ static void watch_idleness(void)
         pause_ticks(now);
 }
 
-/* How often the worker looks whether its signal is still its own
- * (watch_timer_signal) — at least, since ticks do not wake it (the sample
- * job does, at hand-overs) and the program may have taken them; and at
- * most, the look being a system call. */
-#define SIGNAL_WATCH_NS 20000000
+/* How often the worker wakes by itself while ticks run: to see whether
+ * the program has gone idle (the ticks do not wake it; the sampling job
+ * does, at hand-overs) and whether the rperf gem's profiler started. */
+#define WATCH_NS 20000000
 
-/* Waits for a hand-over or stop; in sleeping mode also ticks, unless
- * ticking is off, and then starts afresh when it is turned back on. */
+/* Waits for a hand-over, a posted job, a rotation or stop; while ticks
+ * run, at most WATCH_NS. Paused, only a thread taking the GVL (or one of
+ * those) has anything for it. */
 static void wait_for_work(void)
 {
-    if (timer_signal) {
-        /* EINTR at a timer signal is fine; paused, only a thread taking
-         * the GVL (or a hand-over, a rotation) has anything for it */
-        wait_or_rotation(watch.paused ? 0 : SIGNAL_WATCH_NS);
-        rp_timer_settle();
-        return;
-    }
-    if (watch.paused) {
-        wait_or_rotation(0);
-        return;
-    }
-    if (!atomic_load(&ticking)) {
-        wait_or_rotation(0);
-        if (atomic_load(&ticking))
-            rp_ticker_start(&ticker, atomic_load(&tick_hz));
-        return;
-    }
-    int hz = atomic_load(&tick_hz);
-    if (ticker.interval_ns != 1000000000 / hz)
-        rp_ticker_start(&ticker, hz); /* the recordings changed their rate */
-    if (sem_clockwait(&wake, CLOCK_MONOTONIC, &ticker.deadline) != 0 && errno == ETIMEDOUT) {
-        rp_sampler_trigger();
-        rp_ticker_advance(&ticker);
-    }
+    wait_or_rotation(watch.paused ? 0 : WATCH_NS);
 }
 
 /* Worker: asks for the next part when an interval has passed; intervals
@@ -246,24 +220,43 @@ static void rotate_when_due(void)
     current.due();
 }
 
-/* Worker, in signal mode, every SIGNAL_WATCH_NS: once the program has put
- * a handler of its own on the timer's signal, the ticks stop — each would
- * be a sample of that handler's, none of the agent's — and the agent is
- * told (once per worker). */
-static void watch_timer_signal(int64_t *next_check_ns, bool *told)
+/* Whether the handler on `signo` is the rperf gem's: a function of its
+ * C extension, rperf.so. The handler's address is compared, never
+ * called. */
+static bool handler_is_the_gems(int signo)
 {
-    if (!timer_signal || *told)
+    struct sigaction current;
+    if (sigaction(signo, NULL, &current) != 0)
+        return false;
+    void *fn = (current.sa_flags & SA_SIGINFO) ? (void *)current.sa_sigaction : (void *)current.sa_handler;
+    if (fn == (void *)SIG_DFL || fn == (void *)SIG_IGN)
+        return false;
+    Dl_info where;
+    if (!dladdr(fn, &where) || !where.dli_fname)
+        return false;
+    const char *base = strrchr(where.dli_fname, '/');
+    return strcmp(base ? base + 1 : where.dli_fname, "rperf.so") == 0;
+}
+
+/* Worker, every WATCH_NS at most: once the rperf gem's own profiler has
+ * started in this process (its lib loaded instead of the agent's API; it
+ * puts its handler on its timer signal at Rperf.start), the agent is told
+ * (once per worker), so that two profilers do not both run — and the
+ * gem's stop, which tidies away the session directory it finds, does not
+ * take the agent's profile with it. */
+static void watch_for_gem(int64_t *next_check_ns, bool *told)
+{
+    if (!gem_signal || *told)
         return;
     int64_t now = rp_monotonic_ns();
     if (now < *next_check_ns)
         return;
-    *next_check_ns = now + SIGNAL_WATCH_NS;
-    if (!rp_timer_signal_taken())
+    *next_check_ns = now + WATCH_NS;
+    if (!handler_is_the_gems(gem_signal))
         return;
-    rp_timer_disarm();
     *told = true;
-    if (signal_taken)
-        signal_taken();
+    if (gem_started)
+        gem_started();
 }
 
 /* Worker: runs the job the GVL side posted, if any. */
@@ -276,25 +269,15 @@ static void run_posted_job(void)
     atomic_store_explicit(&posted_job, NULL, memory_order_release);
 }
 
-/* The worker owns its timer: it creates it aimed at itself and deletes it
- * before it ends, so no tick can ever be sent to a thread that is gone.
- * It says when the timer runs (see wait_until_armed). */
 static void *worker_main(void *arg)
 {
     (void)arg;
-    pthread_setname_np(pthread_self(), "rperf-worker");
     watch = (idle_watch){0};
     watch_from(rp_monotonic_ns());
-    if (timer_signal &&
-        rp_timer_start_signal(timer_signal, (pid_t)syscall(SYS_gettid), atomic_load(&tick_hz)) != 0)
-        rp_log("cannot sample: timer_create failed: %s", strerror(errno));
-    if (!timer_signal)
-        rp_ticker_start(&ticker, atomic_load(&tick_hz));
     current.seq = UINT32_MAX; /* read afresh, counting from now */
     rotation_now();
-    sem_post(&armed);
-    int64_t next_signal_check_ns = 0;
-    bool told_taken = false;
+    int64_t next_gem_check_ns = 0;
+    bool told_gem = false;
     while (!atomic_load(&stopping)) {
         rp_sample_buf_prefault();
         wait_for_work();
@@ -302,9 +285,8 @@ static void *worker_main(void *arg)
         fold_handed_over();
         rotate_when_due();
         run_posted_job();
-        watch_timer_signal(&next_signal_check_ns, &told_taken);
+        watch_for_gem(&next_gem_check_ns, &told_gem);
     }
-    rp_timer_stop_signal();
     if (watch.paused)
         atomic_fetch_add(&idle_ns, rp_monotonic_ns() - watch.paused_at_ns);
     fold_handed_over();
@@ -315,64 +297,44 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* Starts the thread with every signal blocked except `timer_signal`. */
-static int spawn_worker(int timer_signal)
+/* Starts the thread with every signal blocked: the program's signals
+ * always reach the program's threads. */
+static int spawn_worker(void)
 {
-    sigset_t only_timer, saved;
-    sigfillset(&only_timer);
-    if (timer_signal)
-        sigdelset(&only_timer, timer_signal);
-    pthread_sigmask(SIG_SETMASK, &only_timer, &saved);
+    sigset_t all, saved;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &saved);
     int rc = pthread_create(&worker_thread, NULL, worker_main, NULL);
     pthread_sigmask(SIG_SETMASK, &saved, NULL);
     if (rc != 0) {
         rp_log("cannot profile: cannot start the worker thread: %s", strerror(rc));
         return -1;
     }
+    pthread_setname_np(worker_thread, "rperf-worker"); /* from the start */
     worker_running = true;
     return 0;
 }
 
-/* GVL held, right after the worker was created. Sampling should begin
- * with the program, not when a busy machine gets round to scheduling the
- * new thread: a short-lived fork child would otherwise end unsampled. Yet
- * never wait long: in a fork child a non-fork-safe allocator (ASan's) may
- * hold the new thread up for good, and the program must not notice. */
-static void wait_until_armed(void)
-{
-    struct timespec deadline = rp_deadline_in(CLOCK_MONOTONIC, 50 * 1000000LL);
-    while (sem_clockwait(&armed, CLOCK_MONOTONIC, &deadline) != 0 && errno == EINTR)
-        ;
-}
-
-int rp_worker_start(int signo, bool verbose)
+int rp_worker_start(void)
 {
     sem_init(&wake, 0, 0);
-    sem_init(&armed, 0, 0);
     atomic_store(&stopping, false);
     atomic_store(&worker_counted, false);
     atomic_store(&idle, false);
     rp_worker_update_ticks();
-    if (signo && rp_timer_claim_signal(signo) != 0) {
-        if (verbose)
-            rp_log("signal %d already has a handler in this program; "
-                   "using the sleeping-thread timer instead", signo);
-        signo = 0;
-    }
-    timer_signal = signo;
     rp_sample_buf_set_wakeup(wake_worker);
     rp_sample_buf_prefault_reset();
-    if (spawn_worker(signo) != 0) {
-        rp_timer_release_signal();
+    if (spawn_worker() != 0)
         return -1;
-    }
-    wait_until_armed();
+    if (rp_timer_start(atomic_load(&tick_hz)) != 0)
+        rp_log("cannot sample: cannot start the ticker thread: %s", strerror(errno));
     return 0;
 }
 
 bool rp_worker_stop(void)
 {
     bool stopped = true;
+    rp_timer_stop(); /* no tick after this */
     if (worker_running) {
         atomic_store(&stopping, true);
         sem_post(&wake);
@@ -383,14 +345,13 @@ bool rp_worker_stop(void)
         stopped = pthread_timedjoin_np(worker_thread, NULL, &deadline) == 0;
         worker_running = false;
     }
-    if (stopped)
-        rp_timer_release_signal(); /* no tick can be pending any more */
     return stopped;
 }
 
-void rp_worker_on_signal_taken(void (*fn)(void))
+void rp_worker_watch_gem(int signo, void (*fn)(void))
 {
-    signal_taken = fn;
+    gem_signal = signo;
+    gem_started = fn;
 }
 
 void rp_worker_forget(void)
@@ -449,8 +410,6 @@ void rp_worker_update_ticks(void)
     if (on)
         rp_worker_program_resumed(); /* a Ruby thread runs: this one */
     rp_timer_set_running(on);
-    if (on && worker_running && !timer_signal)
-        sem_post(&wake);
 }
 
 bool rp_worker_running(void)
@@ -460,7 +419,7 @@ bool rp_worker_running(void)
 
 int64_t rp_worker_cpu_ns(void)
 {
-    int64_t ns = atomic_load(&ended_workers_cpu_ns);
+    int64_t ns = atomic_load(&ended_workers_cpu_ns) + rp_timer_cpu_ns();
     clockid_t clock;
     struct timespec now;
     /* Only while rp_worker_stop waits can the worker end between these
@@ -474,6 +433,7 @@ int64_t rp_worker_cpu_ns(void)
 
 void rp_worker_context_switches(long *voluntary, long *involuntary)
 {
-    *voluntary = worker_usage.ru_nvcsw;
-    *involuntary = worker_usage.ru_nivcsw;
+    rp_timer_context_switches(voluntary, involuntary);
+    *voluntary += worker_usage.ru_nvcsw;
+    *involuntary += worker_usage.ru_nivcsw;
 }

@@ -1,11 +1,12 @@
 /*
- * agent/sampling/worker.h — the agent's one background thread.
+ * agent/sampling/worker.h — the agent's background work.
  *
- * Owns: the worker thread's life. It is the target of the timer signal (or
- * itself the sleeping ticker) and folds each buffer the sampler hands over
- * into the aggregator, without ever taking the GVL. All signals other than
- * the timer's are blocked in it, so the program's own signals always reach
- * the program's threads.
+ * Owns: the worker thread's life, and through it the ticker's (timer.h),
+ * which starts and stops with it. The worker folds each buffer the sampler
+ * hands over into the aggregator without ever taking the GVL, writes the
+ * parts handed to it, asks for parts when an interval has passed, and stops
+ * the ticks while the program is idle. Every signal is blocked in it, so
+ * the program's own signals always reach the program's threads.
  */
 #ifndef RPERF_AGENT_WORKER_H
 #define RPERF_AGENT_WORKER_H
@@ -14,12 +15,10 @@
 #include <stdint.h>
 
 
-/* GVL held: starts the worker, ticking with signal `signo` (0: the
- * sleeping ticker) at the rate the recordings want, and waits (at most 50
- * ms) until its timer runs. With a busy timer signal it falls back to the
- * sleeping ticker (and says so when verbose). Returns 0 or -1 (already
- * logged). */
-int rp_worker_start(int signo, bool verbose);
+/* GVL held: starts the worker and the ticker, ticking at the rate the
+ * recordings want, and waits (at most 50 ms) until the ticker runs.
+ * Returns 0 or -1 (already logged). */
+int rp_worker_start(void);
 
 /* Whether the worker runs (in this process). */
 bool rp_worker_running(void);
@@ -30,10 +29,10 @@ bool rp_worker_running(void);
 bool rp_worker_stop(void);
 
 /* At start, before any worker: `fn` (async-signal-safe: it triggers a
- * postponed job) is called on the worker when the program has put a
- * handler of its own on the timer's signal; the worker has stopped its
- * ticks by then. */
-void rp_worker_on_signal_taken(void (*fn)(void));
+ * postponed job) is called on the worker, once, when the rperf gem's own
+ * profiler has started in this process: its C extension's handler is on
+ * `signo`, the gem's timer signal. */
+void rp_worker_watch_gem(int signo, void (*fn)(void));
 
 /* Fork child: the worker thread does not exist here; forget it. */
 void rp_worker_forget(void);
@@ -68,13 +67,13 @@ void rp_worker_program_resumed(void);
 void rp_worker_idle_totals(uint64_t *pauses, int64_t *ns);
 
 /* GVL held, or on the worker itself: the CPU time the process's worker
- * threads have taken so far (the one running and those that ended), ns.
- * Mostly its wake-ups at the ticks: what time sampling costs beside the
- * job on the program's threads. */
+ * and ticker threads have taken so far (those running and those that
+ * ended), ns. Mostly the ticker's wake-ups: what time sampling costs
+ * beside the job on the program's threads. */
 int64_t rp_worker_cpu_ns(void);
 
 /* After rp_worker_stop: the voluntary and involuntary context switches
- * the worker thread itself made (about one per tick), which are the
+ * the worker and ticker threads made (about one per tick), which are the
  * agent's, not the program's. */
 void rp_worker_context_switches(long *voluntary, long *involuntary);
 

@@ -238,7 +238,7 @@ rp_overhead rp_stat_overhead(const rp_meta *m)
     o.worker_pct = (double)m->worker_cpu_ns * 100.0 / (double)real;
     o.total_pct = o.sampling_pct + o.worker_pct;
     if (m->worker_cpu_ns > 0)
-        snprintf(o.parts, sizeof(o.parts), " (sampling %.1f%%, the agent's worker thread %.1f%% CPU)",
+        snprintf(o.parts, sizeof(o.parts), " (sampling %.1f%%, the agent's threads %.1f%% CPU)",
                  o.sampling_pct, o.worker_pct);
     return o;
 }

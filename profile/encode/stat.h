@@ -25,7 +25,7 @@ int64_t rp_stat_state_totals(const rp_profile *p, int64_t sums[RP_VM_STATE_COUNT
  * folding samples, writing parts; 0 in files without it, the gem's). */
 typedef struct rp_overhead {
     double total_pct, sampling_pct, worker_pct;
-    char parts[80]; /* " (sampling 0.7%, the agent's worker thread 4.1% CPU)", or "" */
+    char parts[80]; /* " (sampling 0.7%, the agent's threads 4.1% CPU)", or "" */
 } rp_overhead;
 rp_overhead rp_stat_overhead(const rp_meta *m);
 

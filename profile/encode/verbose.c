@@ -38,7 +38,7 @@ int rp_verbose_write(const rp_profile *p, rp_out *out, size_t thread_records)
                   m->sampling_count, m->trigger_count, m->dropped_samples, m->truncated_samples,
                   RP_STACK_MAX);
     if (m->worker_cpu_ns > 0)
-        rp_out_printf(out, "[Rperf] worker thread: %.2fms CPU, %.1fus/trigger\n",
+        rp_out_printf(out, "[Rperf] agent threads: %.2fms CPU, %.1fus/trigger\n",
                       (double)m->worker_cpu_ns / 1e6,
                       m->trigger_count > 0 ? (double)m->worker_cpu_ns / (double)m->trigger_count / 1000.0 : 0.0);
     if (thread_records)

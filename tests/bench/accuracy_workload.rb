@@ -62,7 +62,7 @@ end
 # CPU time of this process but the agent's sampling thread (schedstat: ns).
 def process_cpu_ns
   agent = Dir.glob("/proc/self/task/*").sum do |task|
-    File.read("#{task}/comm").strip == "rperf-worker" ? File.read("#{task}/schedstat").split.first.to_i : 0
+    File.read("#{task}/comm").start_with?("rperf-") ? File.read("#{task}/schedstat").split.first.to_i : 0
   end
   Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID, :nanosecond) - agent
 end

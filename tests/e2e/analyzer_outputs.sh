@@ -148,7 +148,7 @@ rc=0; "$ANALYZE" report --tagfocus '%GVL=(' "$WORK/s" >/dev/null 2>err.txt || rc
 grep -q "^ Performance stats for '.*prog.rb':$" stat.txt || fail "stat header"
 grep -q "\[Rperf\] Ruby processes profiled$" stat.txt || fail "stat: no process count"
 grep -q "ms .*%  \[Rperf\] GVL blocked (I/O, sleep)$" stat.txt || fail "stat: no GVL blocked line"
-grep -qE "^  [0-9]+ samples / [0-9]+ triggers, [0-9.]+% profiler overhead \(sampling [0-9.]+%, the agent's worker thread [0-9.]+% CPU\)$" \
+grep -qE "^  [0-9]+ samples / [0-9]+ triggers, [0-9.]+% profiler overhead \(sampling [0-9.]+%, the agent's threads [0-9.]+% CPU\)$" \
     stat.txt || fail "stat footer: $(tail -2 stat.txt)"
 "$ANALYZE" stat --report "$WORK/s" >statr.txt
 grep -q "^ Flat:$" statr.txt && grep -q "^ Cumulative:$" statr.txt || fail "stat --report lacks tables"

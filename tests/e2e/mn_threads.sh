@@ -20,7 +20,7 @@ def worker_b
 end
 def agent_cpu_ns
   Dir.glob("/proc/self/task/*").sum do |task|
-    File.read("#{task}/comm").strip == "rperf-worker" ? File.read("#{task}/schedstat").split.first.to_i : 0
+    File.read("#{task}/comm").start_with?("rperf-") ? File.read("#{task}/schedstat").split.first.to_i : 0
   end
 end
 cpu = -> { Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID, :nanosecond) - agent_cpu_ns }

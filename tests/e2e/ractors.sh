@@ -19,7 +19,7 @@ def ractor_result(r) = r.respond_to?(:value) ? r.value : r.take
 def main_work = 2_000_000.times { }
 def agent_cpu_ns
   Dir.glob("/proc/self/task/*").sum do |task|
-    File.read("#{task}/comm").strip == "rperf-worker" ? File.read("#{task}/schedstat").split.first.to_i : 0
+    File.read("#{task}/comm").start_with?("rperf-") ? File.read("#{task}/schedstat").split.first.to_i : 0
   end
 end
 n = Integer(ARGV[0])

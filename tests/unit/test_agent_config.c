@@ -30,7 +30,7 @@ static void test_defaults(void **state)
     assert_int_equal(rp_config_load(&c), 0);
     assert_int_equal(c.mode, RP_MODE_CPU);
     assert_int_equal(c.frequency, 1000);
-    assert_int_equal(c.timer_signal, SIGRTMIN + 8);
+    assert_int_equal(c.gem_signal, SIGRTMIN + 8);
     assert_true(c.aggregate);
     assert_true(c.inherit);
     assert_false(c.quiet);
@@ -63,7 +63,7 @@ static void test_valid_values(void **state)
     assert_true(c.defer);
     assert_int_equal(c.mode, RP_MODE_WALL);
     assert_int_equal(c.frequency, 10000);
-    assert_int_equal(c.timer_signal, 0);
+    assert_int_equal(c.gem_signal, SIGRTMIN + 8); /* false: the gem's default is watched */
     assert_false(c.aggregate);
     assert_false(c.inherit);
     assert_true(c.quiet);
@@ -72,7 +72,7 @@ static void test_valid_values(void **state)
     setenv("RPERF_SIGNAL", sig, 1);
     setenv("RPERF_FREQUENCY", "1", 1);
     assert_int_equal(rp_config_load(&c), 0);
-    assert_int_equal(c.timer_signal, SIGRTMIN + 2);
+    assert_int_equal(c.gem_signal, SIGRTMIN + 2);
     assert_int_equal(c.frequency, 1);
 }
 

@@ -366,7 +366,7 @@ static void test_stat_layout(void **state)
     m->worker_cpu_ns = 81420000;
     CAPTURE_OUTPUT(text, out, assert_int_equal(rp_stat_write(&p, out, false, 50), 0));
     assert_non_null(strstr(text, "\n  2034 samples / 2034 triggers, 4.1% profiler overhead "
-                                 "(sampling 0.1%, the agent's worker thread 4.0% CPU)\n"));
+                                 "(sampling 0.1%, the agent's threads 4.0% CPU)\n"));
     free(text);
     m->worker_cpu_ns = 0;
 
@@ -434,7 +434,7 @@ static void test_html_page(void **state)
     assert_non_null(strstr(page, "<dt>Processes</dt><dd>2</dd>"));
     assert_non_null(strstr(page, "<dt>Threads</dt><dd>2</dd>"));
     assert_non_null(strstr(page, "<dt>Profiler overhead</dt><dd>3.2% (sampling 0.2%, "
-                                 "the agent&#39;s worker thread 3.0% CPU)</dd>"));
+                                 "the agent&#39;s threads 3.0% CPU)</dd>"));
     assert_non_null(strstr(page, "GVL blocked (I/O, sleep)</td><td class=\"num\">1.0 ms</td><td class=\"num\">16.7%</td>"));
     /* The Top and Tags tables are the script's to compute (one source for
      * each number): the page carries none written. */

@@ -25,6 +25,11 @@
 #                                   with and without the agent (default 50/200)
 #   scripts/bench sample            per-sample cost at stack depth 10 and 150,
 #                                   and beside the peers (CPU per sample taken)
+#   scripts/bench sample-gem [RUNS]
+#                                   per-sample cost (each one's own figure) of
+#                                   this agent's API and of the rperf gem 0.9.0
+#                                   in the same run, cpu and wall, depth 10 and
+#                                   150, interleaved (default 7 runs)
 #   scripts/bench sample-vs AGENT [RUNS]
 #                                   the per-sample cost of sample (its first
 #                                   part) with this agent and another

@@ -234,7 +234,7 @@ module Bench
       # What the agent's time sampling costs beside its allocation sampling
       # (stackprof's object mode takes no time samples): its worker thread.
       puts "  time sampling's own, RPERF_ALLOC=#{RATE} on alloc_app.rb 100000: " \
-           "#{verbose_line(RATE, "worker thread:", %w[alloc_app.rb 100000])}"
+           "#{verbose_line(RATE, "agent threads:", %w[alloc_app.rb 100000])}"
       # The window mode's share of allocations through the hook: what its
       # timed cost, below this machine's noise, is made of.
       # (runs of some 3 s: a window about every second)

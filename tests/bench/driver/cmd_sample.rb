@@ -119,6 +119,39 @@ module Bench
       end
     end
 
+    # One run of deep.rb at DEPTH for ITERATIONS under the gem (lib
+    # folder on the load path) or this agent's API: [us per sample, samples].
+    def self.api_job_cost(who, mode, depth, iterations)
+      prefix = who == :gem ? [RUBY, "-I", Bench.peers.gem] : [{ "LD_PRELOAD" => AGENT, "RPERF_ENABLED" => "0" }, RUBY]
+      Bench.capture(*prefix, Bench.src("job_cost.rb"), mode, "1000", Bench.src("deep.rb"), depth.to_s,
+                    iterations.to_s).split.map(&:to_f)
+    end
+
+    # The job's cost with this agent and with the rperf gem 0.9.0, the
+    # same way for both (each one's own sampling_time_ns / sampling_count,
+    # recording started by Rperf.start after boot), run by run interleaved.
+    def self.beside_gem(runs, iterations: 100_000_000)
+      return puts("  (the rperf gem #{PEER_VERSIONS.fetch("rperf")} is not installed: no figures)") unless Bench.peers.gem
+      puts <<~TEXT
+        Per-sample cost beside the rperf gem #{PEER_VERSIONS.fetch("rperf")} (Ruby #{RUBY_VERSION}): each one's own
+        sampling_time_ns / sampling_count around deep.rb DEPTH #{iterations} (Rperf.start
+        after boot, 1000 Hz; this agent preloaded dormant), #{runs} interleaved runs each:
+        median us (all runs), and this agent's median / the gem's.
+      TEXT
+      %w[wall cpu].each do |mode|
+        DEPTHS.each do |depth|
+          costs = { agent: [], gem: [] }
+          runs.times do |i|
+            order = i.even? ? %i[agent gem] : %i[gem agent]
+            order.each { |who| costs[who] << api_job_cost(who, mode, depth, iterations).first }
+          end
+          ours, gems = costs.values_at(:agent, :gem).map { Bench.median(_1) }
+          printf("  %-4s depth %3d: agent %.3f us, gem %.3f us: %.2fx   (agent %s; gem %s)\n", mode, depth, ours, gems,
+                 ours / gems, costs[:agent].map { format("%.2f", _1) }.join(" "), costs[:gem].map { format("%.2f", _1) }.join(" "))
+        end
+      end
+    end
+
     def self.run
       Bench.workload_so
       puts <<~TEXT
@@ -133,11 +166,14 @@ module Bench
       TEXT
       job_costs
       floors
+      puts
+      beside_gem(7)
       beside_peers
     end
   end
 
   command("sample") { Sample.run }
+  command("sample-gem") { |runs = nil| Sample.beside_gem(count(runs, 7, "RUNS")) }
   command("sample-vs") do |other = nil, runs = nil|
     usage_error("usage: scripts/bench sample-vs AGENT [RUNS]") unless other
     Sample.versus(other, count(runs, 5, "RUNS"))

@@ -8,9 +8,9 @@ require "rperf"
 require "cpu_burn"
 require_relative "check"
 
-# The agent's sampling thread, by the name it gives itself (a thread gone
-# between the listing and the read is not one).
-def worker_threads = Dir.glob("/proc/self/task/*/comm").count { |f| (File.read(f) rescue "").strip == "rperf-worker" }
+# The agent's threads (the worker and the ticker), by the names they are
+# given (a thread gone between the listing and the read is not one).
+def worker_threads = Dir.glob("/proc/self/task/*/comm").count { |f| (File.read(f) rescue "").start_with?("rperf-") }
 # After a stop: a thread that has been joined stays listed in /proc for a
 # moment while the kernel finishes its exit (long enough to be seen on a
 # loaded machine), so a count that is not 0 is looked at again for a while.
@@ -43,7 +43,7 @@ def sleep_part = sleep(0.15)
 
 # cpu at 250 Hz: about 150 ms of CPU, the sleep costing nothing.
 data = Rperf.start(mode: :cpu, frequency: 250) do
-  check("a sampling thread during the session", worker_threads, 1)
+  check("the agent's two threads during the session", worker_threads, 2)
   check("labels at start", Rperf.labels, {})
   Rperf.label(phase: "one")
   cpu_part
