@@ -13,6 +13,7 @@
 #include "../../common/idxset.h"
 #include "../../common/strtab.h"
 #include "../../common/vec.h"
+#include "../base/log.h"
 
 typedef struct stored_name {
     uint32_t path, label, first_line;
@@ -23,6 +24,7 @@ static stored_name *names;
 static size_t name_count, names_cap;
 static rp_idxset name_index;
 static uint32_t other_id = RP_IDX_NONE;
+static bool said_full;
 
 static uint64_t name_hash(const stored_name *n)
 {
@@ -61,9 +63,22 @@ static uint32_t find_string(const char *s, size_t len)
     return rp_strtab_find(&strings, s, len);
 }
 
+/* Whether no new name fits; said once, when it first happens. */
+static bool store_full(void)
+{
+    bool full = name_count >= RP_FRAME_NAMES_MAX || strings.arena_len >= RP_FRAME_NAMES_BYTES;
+    if (full && !said_full) {
+        said_full = true;
+        rp_log("frame names: the bound is reached (%zu names, %zu MB of text): frames first seen from now "
+               "on are counted under \"%s\"",
+               name_count, strings.arena_len >> 20, RP_FRAME_NAMES_OTHER);
+    }
+    return full;
+}
+
 uint32_t rp_frame_names_intern(const rp_named_frame *name)
 {
-    bool full = name_count >= RP_FRAME_NAMES_MAX;
+    bool full = store_full();
     stored_name n = full ? (stored_name){find_string(name->path, name->path_len),
                                          find_string(name->label, name->label_len), name->first_line}
                          : (stored_name){rp_strtab_intern(&strings, name->path, name->path_len),
@@ -103,4 +118,5 @@ void rp_frame_names_reset(void)
     rp_idxset_free(&name_index);
     rp_idxset_init(&name_index);
     other_id = RP_IDX_NONE;
+    said_full = false;
 }

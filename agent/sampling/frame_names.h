@@ -8,8 +8,11 @@
  * what lets the agent keep nothing of the program's alive: a method, a
  * block, a class body or an eval'd string the program drops is freed as
  * without the agent, and its samples keep its name (frame_capture.h turns
- * the objects into names as they are captured). Bounded: past
- * RP_FRAME_NAMES_MAX names, further ones share one "[other frames]" name.
+ * the objects into names as they are captured). Bounded in count and in
+ * bytes: past RP_FRAME_NAMES_MAX names, or once their text holds
+ * RP_FRAME_NAMES_BYTES (a program that evals code under long distinct
+ * file names), further new names share one "[other frames]" name, and the
+ * agent says so once.
  *
  * Context: every function runs on a Ruby thread holding the GVL (capture
  * contexts, the writer), which is what serialises them. No Ruby call.
@@ -21,7 +24,8 @@
 #include <stdint.h>
 
 #define RP_FRAME_NAMES_MAX (1u << 20)
-#define RP_FRAME_NAMES_OTHER "[other frames: more than 1,048,576 names]"
+#define RP_FRAME_NAMES_BYTES ((size_t)32 << 20)
+#define RP_FRAME_NAMES_OTHER "[other frames: past the bound of 1,048,576 names or 32 MB of names]"
 
 /* A frame's name as the writer gives it to the profile. */
 typedef struct rp_named_frame {

@@ -8,7 +8,11 @@
 # - 20,000 anonymous classes made and dropped under RPERF_ALLOC=1: as many
 #   classes alive after GC as without the agent, also after GC.compact
 #   (the classes of sampled objects are kept by name); Structs' allocations
-#   named after their ancestor, with no address in any name.
+#   named after their ancestor, with no address in any name;
+# - 50,000 evals under distinct 4 KB file names (RPERF_ALLOC=1): the frame
+#   names stop at their byte bound (32 MB of text) and say so once; the
+#   process's memory at the end stays within 80 MB of the same program's
+#   without the agent (it grew 15 -> 224 MB before the bound).
 . "$(dirname "$0")/lib.sh"
 
 cat >names.rb <<'RUBY'
@@ -83,3 +87,21 @@ RUBY
 seen=$(RPERF_ENABLED=0 profiled many-sessions "$RUBY" labels_many.rb)
 [ "$seen" = "final-70000" ] || fail "after 70,000 label sets in 70 sessions, a new label reads '$seen'"
 note "70 sessions of 1,000 labels each: a new label still reads '$seen'"
+
+# frame names bounded in bytes: long distinct eval file names
+cat >long_paths.rb <<'RUBY'
+50_000.times do |i|
+  eval("def m#{i % 100}; x = 'a' * 10; x; end; m#{i % 100}", nil, "/app/#{'d' * 4000}/#{i}.rb", 1)
+end
+GC.start
+puts File.read("/proc/self/status")[/VmRSS:\s*(\d+)/, 1]
+RUBY
+plain_kb=$("$RUBY" long_paths.rb)
+agent_kb=$(RPERF_ALLOC=1 profiled long-paths "$RUBY" long_paths.rb 2>long_paths.err)
+[ "$(grep -c "^rperf: frame names: the bound is reached (.*32 MB of text)" long_paths.err)" = 1 ] ||
+    fail "the byte bound of frame names was not said once: $(cat long_paths.err)"
+[ $(( agent_kb - plain_kb )) -le $(( 80 * 1024 )) ] ||
+    fail "50,000 evals under 4 KB names: ${agent_kb} KB resident with the agent, ${plain_kb} KB without"
+"$ANALYZE" stat --report long-paths 2>/dev/null | grep -q "other frames: past the bound" ||
+    fail "the frames past the bound are not under the [other frames] name"
+note "50,000 evals under 4 KB file names: $((agent_kb / 1024)) MB resident with the agent, $((plain_kb / 1024)) MB without; the bound said once"

@@ -1,8 +1,9 @@
 /*
  * Unit tests for agent/frame_names: names interned once and read back
  * byte for byte (embedded NULs too), a different first line is a different
- * name, and the bound: past RP_FRAME_NAMES_MAX names every new one gets
- * the shared "[other frames]" name while the known ones keep theirs.
+ * name, and the bounds: past RP_FRAME_NAMES_MAX names, or once their text
+ * holds RP_FRAME_NAMES_BYTES, every new one gets the shared "[other
+ * frames]" name while the known ones keep theirs.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -91,6 +92,37 @@ static void test_bound(void **state)
     assert_int_equal(count, RP_FRAME_NAMES_MAX + 1);
 }
 
+/* 64 KB paths (eval'd code under long distinct file names): the text
+ * bound stops the store at 32 MB, whatever the count. */
+static void test_byte_bound(void **state)
+{
+    (void)state;
+    enum { PATH_BYTES = 64 * 1024 };
+    static char path[PATH_BYTES + 1];
+    memset(path, 'p', PATH_BYTES);
+    rp_named_frame first = named("app.rb", "kept", 1);
+    uint32_t kept = rp_frame_names_intern(&first);
+    uint32_t fitted = 0, other = RP_IDX_NONE;
+    for (uint32_t i = 0; i < 2 * (RP_FRAME_NAMES_BYTES / PATH_BYTES) && other == RP_IDX_NONE; i++) {
+        snprintf(path, sizeof(path), "%010u", i);
+        path[10] = 'p';
+        rp_named_frame n = {path, "m", PATH_BYTES, 1, 1};
+        uint32_t id = rp_frame_names_intern(&n);
+        assert_int_not_equal(id, RP_IDX_NONE);
+        rp_named_frame got = rp_frame_names_get(id);
+        if (got.label_len == strlen(RP_FRAME_NAMES_OTHER))
+            other = id;
+        else
+            fitted++;
+    }
+    assert_int_not_equal(other, RP_IDX_NONE);
+    assert_in_range(fitted, RP_FRAME_NAMES_BYTES / PATH_BYTES - 2, RP_FRAME_NAMES_BYTES / PATH_BYTES + 1);
+    assert_int_equal(rp_frame_names_intern(&first), kept);
+    size_t count, bytes;
+    rp_frame_names_footprint(&count, &bytes);
+    assert_true(bytes < 3 * RP_FRAME_NAMES_BYTES); /* the text, its room to grow (doubling) and the index */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -98,6 +130,7 @@ int main(void)
         cmocka_unit_test_setup(test_distinct_names, reset),
         cmocka_unit_test_setup(test_embedded_nul, reset),
         cmocka_unit_test_setup(test_bound, reset),
+        cmocka_unit_test_setup(test_byte_bound, reset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
