@@ -76,3 +76,30 @@ out=$(RPERF_ENABLED=0 profiled stop "$RUBY" stop_between.rb 2>stop.err) || fail 
 [ "$out" = "200 ran 400" ] ||
     fail "a stop between running? and the profile block, a path with invalid bytes: '$out' (want '200 ran 400'): $(cat stop.err)"
 note "a stop between running? and the profile block: the request answered 200, the job ran; a path with invalid bytes: the app's 400"
+
+# 100 recordings started and stopped from outside (rperf ctl start,
+# snapshot, stop) while the middlewares serve a loop of requests and jobs,
+# malformed ones among them: every status is the app's own, every job
+# runs, and no exception of the profiler's reaches the app (before: a
+# stop between `running?` and the profile block failed 19 requests of 30
+# cycles with RuntimeError; an invalid UTF-8 method beside a binary path
+# raised Encoding::CompatibilityError in the middleware).
+export RPERF_AGENT=$RPERF_TEST_AGENT RPERF_ATTACH=$RPERF_TEST_ATTACH
+rm -f stop
+LD_PRELOAD="$PRELOAD" RPERF_ENABLED=0 "$RUBY" "$API/middleware_loop.rb" >loop.out 2>loop.err &
+loop_pid=$!
+for _ in $(seq 200); do grep -q started loop.out 2>/dev/null && break; sleep 0.05; done
+grep -q started loop.out || fail "middleware_loop.rb did not start: $(cat loop.err)"
+for i in $(seq 100); do
+    "$RPERF_TEST_RPERF" ctl "$loop_pid" start --mode wall 2>>ctl.err || fail "ctl start $i: $(tail -1 ctl.err)"
+    [ $((i % 10)) != 0 ] || "$RPERF_TEST_RPERF" ctl "$loop_pid" snapshot -o snap.json.gz 2>>ctl.err || fail "ctl snapshot $i"
+    "$RPERF_TEST_RPERF" ctl "$loop_pid" stop -o cycle.json.gz 2>>ctl.err || fail "ctl stop $i: $(tail -1 ctl.err)"
+done
+touch stop
+wait "$loop_pid" || fail "middleware_loop.rb ended with status $?: $(cat loop.err)"
+read -r _ n _ malformed _ mismatches _ errors <<<"$(tail -1 loop.out)"
+[ "$mismatches" = 0 ] && [ "$errors" = 0 ] && [ ! -s loop.err ] ||
+    fail "100 ctl cycles: $(tail -1 loop.out): $(head -5 loop.err)"
+[ "$malformed" -ge 1000 ] || fail "only $malformed malformed requests in $n"
+[ "$(check field cycle.json.gz sampling_count)" -gt 0 ] || fail "the last ctl recording has no sample"
+note "100 ctl start/stop cycles (10 snapshots) around $n requests and jobs, $malformed malformed: every status the app's, every job run, no error"

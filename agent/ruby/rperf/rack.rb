@@ -24,12 +24,21 @@ class Rperf::RackMiddleware
   UUID_SEGMENT = %r{(?<=/)\h{8}-\h{4}-\h{4}-\h{4}-\h{12}(?=/|\z)}
   private_constant :NUMBER_SEGMENT, :UUID_SEGMENT
 
+  # A value of the env as valid UTF-8 text: Rack's strings are often
+  # binary, and may hold invalid bytes (what Rack::Utils.unescape_path
+  # gives for "/caf%C3"); matched or joined as they come, they would raise
+  # before the app runs (an invalid UTF-8 method beside a binary path:
+  # Encoding::CompatibilityError).
+  def self.text(value)
+    value = value.to_s
+    value = value.dup.force_encoding(Encoding::UTF_8) unless value.encoding == Encoding::UTF_8
+    value.valid_encoding? ? value : value.scrub
+  end
+
   # "/users/123/posts/9" → "/users/:id/posts/:id"; a UUID → ":uuid"
   def self.normalize_path(path)
-    path = "/" if path.nil? || path.empty?
-    # a path with invalid bytes (what Rack::Utils.unescape_path gives for
-    # "/caf%C3") would make the matching below raise before the app runs
-    path = path.scrub unless path.valid_encoding?
+    path = text(path)
+    path = "/" if path.empty?
     return path unless path.match?(/\d/)
 
     path = path.gsub(UUID_SEGMENT, ":uuid") if path.include?("-") # most paths have none: one gsub
@@ -77,7 +86,7 @@ class Rperf::RackMiddleware
   # that keeps its route to itself, as Roda does).
   def self.route(env)
     pattern = env["action_dispatch.route_uri_pattern"] || rails_route_pattern(env["action_dispatch.route"])
-    return "#{env["REQUEST_METHOD"]} #{pattern.delete_suffix("(.:format)")}" if pattern.is_a?(String)
+    return "#{text(env["REQUEST_METHOD"])} #{text(pattern).delete_suffix("(.:format)")}" if pattern.is_a?(String)
 
     route = env["sinatra.route"]
     return route if route.is_a?(String)
@@ -124,8 +133,8 @@ class Rperf::RackMiddleware
 
   def endpoint(env)
     case @label
-    when nil then "#{env["REQUEST_METHOD"]} #{self.class.normalize_path(env["PATH_INFO"])}"
-    when :raw then "#{env["REQUEST_METHOD"]} #{env["PATH_INFO"].to_s.scrub}"
+    when nil then "#{self.class.text(env["REQUEST_METHOD"])} #{self.class.normalize_path(env["PATH_INFO"])}"
+    when :raw then "#{self.class.text(env["REQUEST_METHOD"])} #{self.class.text(env["PATH_INFO"])}"
     else @label.call(env)
     end
   end
