@@ -18,6 +18,7 @@
 #include "../base/log.h"
 #include "../base/ruby_api.h"
 #include "sample_buf.h"
+#include "worker.h"
 #include "../vm/threads.h"
 
 static rb_postponed_job_handle_t job_handle = POSTPONED_JOB_HANDLE_INVALID;
@@ -29,7 +30,7 @@ static _Atomic uint64_t rounds_served;
 
 uint64_t rp_sampler_rounds_served(void)
 {
-    return atomic_load_explicit(&rounds_served, memory_order_relaxed);
+    return atomic_load(&rounds_served);
 }
 
 void rp_sampler_set_keep_capture(rp_keep_capture_fn *fn)
@@ -234,7 +235,9 @@ static void sample_job(void *unused)
         after_round(now.wall_ns);
     if (t) {
         rp_sampler_own_time(t, took, &now);
-        atomic_fetch_add_explicit(&rounds_served, 1, memory_order_relaxed);
+        /* counted before it looks whether ticks were paused (worker.c) */
+        atomic_fetch_add(&rounds_served, 1);
+        rp_worker_job_served();
     }
 }
 

@@ -157,15 +157,21 @@ static void resume_ticks(int64_t now)
     watch_from(now);
 }
 
-/* Stops the ticks, unless a thread took the GVL meanwhile: it says so by
- * counting `resumes` before it reads `idle` (both sequentially
- * consistent), so either this sees its count or it sees `idle` and wakes
- * the worker. */
+/* Stops the ticks, unless a thread took the GVL meanwhile, or the
+ * sampling job ran since the stretch began: each says so by counting
+ * (`resumes`, rp_sampler_rounds_served) before it reads `idle` (all
+ * sequentially consistent), so either this sees its count or it sees
+ * `idle` and wakes the worker. The job's part is what keeps a thread
+ * that runs Ruby without a RESUMED event sampled: Ruby's
+ * thread_sched_to_waiting_until_wakeup keeps the GVL when an interrupt is
+ * pending, and so can emit SUSPENDED with no RESUMED after it, leaving
+ * the agent believing no thread holds the GVL; the tick that was pending
+ * is served when that thread reaches a safepoint, and ticks go on. */
 static void pause_ticks(int64_t now)
 {
     uint64_t before = atomic_load(&resumes);
     atomic_store(&idle, true);
-    if (atomic_load(&resumes) != before || !rp_gvl_holder_none()) {
+    if (atomic_load(&resumes) != before || rp_sampler_rounds_served() != watch.rounds || !rp_gvl_holder_none()) {
         atomic_store(&idle, false);
         watch_from(now);
         return;
@@ -383,6 +389,12 @@ bool rp_worker_post(void (*job)(void *), void *arg)
     atomic_store_explicit(&posted_job, job, memory_order_release);
     sem_post(&wake);
     return true;
+}
+
+void rp_worker_job_served(void)
+{
+    if (atomic_load(&idle) && atomic_exchange(&idle, false))
+        sem_post(&wake);
 }
 
 void rp_worker_program_resumed(void)
