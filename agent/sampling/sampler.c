@@ -18,12 +18,12 @@
 #include "../base/log.h"
 #include "../base/ruby_api.h"
 #include "sample_buf.h"
-#include "worker.h"
 #include "../vm/threads.h"
 
 static rb_postponed_job_handle_t job_handle = POSTPONED_JOB_HANDLE_INVALID;
 static rp_keep_capture_fn *keep_capture;
 static rp_after_round_fn *after_round;
+static void (*on_served)(void);
 /* Job runs that served a tick: the worker reads it to tell whether
  * ticks are being served (worker.c, idleness). */
 static _Atomic uint64_t rounds_served;
@@ -41,6 +41,11 @@ void rp_sampler_set_keep_capture(rp_keep_capture_fn *fn)
 void rp_sampler_set_after_round(rp_after_round_fn *fn)
 {
     after_round = fn;
+}
+
+void rp_sampler_set_on_served(void (*fn)(void))
+{
+    on_served = fn;
 }
 
 int64_t rp_monotonic_ns(void)
@@ -237,7 +242,8 @@ static void sample_job(void *unused)
         rp_sampler_own_time(t, took, &now);
         /* counted before it looks whether ticks were paused (worker.c) */
         atomic_fetch_add(&rounds_served, 1);
-        rp_worker_job_served();
+        if (on_served)
+            on_served();
     }
 }
 

@@ -88,6 +88,11 @@ typedef void rp_after_round_fn(int64_t now_ns);
 void rp_sampler_set_keep_capture(rp_keep_capture_fn *fn);
 void rp_sampler_set_after_round(rp_after_round_fn *fn);
 
+/* Main thread at start: `fn` runs at the end of every job that served a
+ * tick, after rp_sampler_rounds_served counted it (worker.c: a job served
+ * while ticks are paused for idleness starts them again). */
+void rp_sampler_set_on_served(void (*fn)(void));
+
 /* GVL held: records `charges` on the current stack, captured once, with
  * the thread's number and labels (used by the sampling job and the GVL
  * and GC trackers); counts what was dropped or cut for each recording. */

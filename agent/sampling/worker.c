@@ -157,6 +157,15 @@ static void resume_ticks(int64_t now)
     watch_from(now);
 }
 
+/* Sampling job (GVL held), after it counted its round: a thread runs
+ * Ruby code, so ticks stopped for idleness start again — also when no
+ * RESUMED event said so (see pause_ticks). A load when they run. */
+static void job_served(void)
+{
+    if (atomic_load(&idle) && atomic_exchange(&idle, false))
+        sem_post(&wake);
+}
+
 /* Stops the ticks, unless a thread took the GVL meanwhile, or the
  * sampling job ran since the stretch began: each says so by counting
  * (`resumes`, rp_sampler_rounds_served) before it reads `idle` (all
@@ -330,6 +339,7 @@ int rp_worker_start(void)
     rp_worker_update_ticks();
     rp_sample_buf_set_wakeup(wake_worker);
     rp_sample_buf_prefault_reset();
+    rp_sampler_set_on_served(job_served);
     if (spawn_worker() != 0)
         return -1;
     if (rp_timer_start(atomic_load(&tick_hz)) != 0)
@@ -389,12 +399,6 @@ bool rp_worker_post(void (*job)(void *), void *arg)
     atomic_store_explicit(&posted_job, job, memory_order_release);
     sem_post(&wake);
     return true;
-}
-
-void rp_worker_job_served(void)
-{
-    if (atomic_load(&idle) && atomic_exchange(&idle, false))
-        sem_post(&wake);
 }
 
 void rp_worker_program_resumed(void)

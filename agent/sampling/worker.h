@@ -62,11 +62,6 @@ void rp_worker_update_ticks(void);
  * counter and a load when they run. */
 void rp_worker_program_resumed(void);
 
-/* Sampling job (GVL held), after it counted its round: a thread runs
- * Ruby code, so ticks stopped for idleness start again — also when no
- * RESUMED event said so. A load when they run. */
-void rp_worker_job_served(void);
-
 /* Any thread: how often the worker stopped its ticks while no thread
  * held the GVL, and for how long in all (ns, the pauses ended). */
 void rp_worker_idle_totals(uint64_t *pauses, int64_t *ns);
