@@ -22,12 +22,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
-/* Starts the ticker thread, ticking at `frequency` unless told otherwise
- * since (rp_timer_set_running, rp_timer_pause_idle), and waits (at most
- * 50 ms) until it runs. Returns 0, or -1 with errno set. */
-int rp_timer_start(int frequency);
+/* Starts the ticker thread, ticking as the setters below last said, and
+ * waits (at most 50 ms) until it runs. Returns 0, or -1 with errno set. */
+int rp_timer_start(void);
 
 /* Stops and joins the ticker thread. Idempotent. */
 void rp_timer_stop(void);
@@ -37,6 +35,9 @@ void rp_timer_stop(void);
  * whose profile blocks follow each other closely makes none for the
  * timer; restarting wakes the thread. */
 void rp_timer_set_running(bool running);
+
+/* Whether ticks are wanted (rp_timer_set_running's last word). */
+bool rp_timer_wanted(void);
 
 /* The tick rate from now on. */
 void rp_timer_set_frequency(int frequency);
@@ -50,22 +51,9 @@ void rp_timer_forget(void);
 
 /* The CPU time the process's ticker threads have taken (the running one
  * and those that ended), ns; and the context switches of those that
- * ended (about one per tick: the agent's, not the program's). */
+ * ended (about one per tick: the agent's, not the program's). See
+ * agent_thread.h. */
 int64_t rp_timer_cpu_ns(void);
 void rp_timer_context_switches(long *voluntary, long *involuntary);
-
-/* Absolute CLOCK_MONOTONIC deadlines at an interval. */
-typedef struct rp_ticker {
-    struct timespec deadline;
-    int64_t interval_ns;
-} rp_ticker;
-
-void rp_ticker_start(rp_ticker *t, int frequency);
-/* Moves to the next deadline in the future; ticks missed while the
- * machine was busy are skipped, not replayed in a burst. */
-void rp_ticker_advance(rp_ticker *t);
-
-/* `ns` (>= 0) from now on `clock`, as an absolute deadline. */
-struct timespec rp_deadline_in(clockid_t clock, int64_t ns);
 
 #endif

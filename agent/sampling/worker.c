@@ -9,18 +9,15 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "../../common/clock.h"
 #include "aggregator.h"
+#include "../base/agent_thread.h"
 #include "../base/recording.h"
 #include "../base/log.h"
 #include "sample_buf.h"
@@ -28,12 +25,9 @@
 #include "timer.h"
 #include "../vm/gvl_holder.h"
 
-static pthread_t worker_thread;
-static bool worker_running;
+static rp_agent_thread worker;
 static sem_t wake;          /* posted at hand-overs and at stop */
 static atomic_bool stopping;
-static atomic_bool ticking = true; /* false while no recording takes samples */
-static atomic_int tick_hz = 1000;  /* the rate the recordings want */
 /* The rotation, set by a Ruby thread (rp_worker_set_rotation) while the
  * worker runs, read by the worker as one pair under a sequence count
  * (odd while it is being written): an interval never meets another
@@ -76,11 +70,6 @@ static _Atomic(void (*)(void *)) posted_job;
 static void *posted_arg;
 static int gem_signal;              /* the rperf gem's timer signal (rp_worker_watch_gem) */
 static void (*gem_started)(void);   /* set once at start */
-static struct rusage worker_usage; /* written by the worker as it ends */
-/* The CPU time of this process's workers that have ended, and whether
- * the running one has added its own yet (it does as it ends). */
-static _Atomic int64_t ended_workers_cpu_ns;
-static atomic_bool worker_counted;
 
 /* Called on the GVL side at a hand-over; sem_post is async-signal-safe. */
 static void wake_worker(void)
@@ -201,7 +190,7 @@ static void watch_idleness(void)
             resume_ticks(now);
         return;
     }
-    if (!atomic_load(&ticking) || rp_sampler_rounds_served() != watch.rounds)
+    if (!rp_timer_wanted() || rp_sampler_rounds_served() != watch.rounds)
         watch_from(now);
     else if (now - watch.since_ns >= IDLE_AFTER_NS && rp_gvl_holder_none())
         pause_ticks(now);
@@ -306,62 +295,39 @@ static void *worker_main(void *arg)
         atomic_fetch_add(&idle_ns, rp_monotonic_ns() - watch.paused_at_ns);
     fold_handed_over();
     run_posted_job();
-    getrusage(RUSAGE_THREAD, &worker_usage); /* read after pthread_join */
-    atomic_fetch_add(&ended_workers_cpu_ns, rp_clock_ns(CLOCK_THREAD_CPUTIME_ID));
-    atomic_store(&worker_counted, true);
+    rp_agent_thread_account(&worker);
     return NULL;
-}
-
-/* Starts the thread with every signal blocked: the program's signals
- * always reach the program's threads. */
-static int spawn_worker(void)
-{
-    sigset_t all, saved;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &saved);
-    int rc = pthread_create(&worker_thread, NULL, worker_main, NULL);
-    pthread_sigmask(SIG_SETMASK, &saved, NULL);
-    if (rc != 0) {
-        rp_log("cannot profile: cannot start the worker thread: %s", strerror(rc));
-        return -1;
-    }
-    pthread_setname_np(worker_thread, "rperf-worker"); /* from the start */
-    worker_running = true;
-    return 0;
 }
 
 int rp_worker_start(void)
 {
     sem_init(&wake, 0, 0);
     atomic_store(&stopping, false);
-    atomic_store(&worker_counted, false);
     atomic_store(&idle, false);
     rp_worker_update_ticks();
     rp_sample_buf_set_wakeup(wake_worker);
     rp_sample_buf_prefault_reset();
     rp_sampler_set_on_served(job_served);
-    if (spawn_worker() != 0)
+    int rc = rp_agent_thread_start(&worker, "rperf-worker", worker_main);
+    if (rc != 0) {
+        rp_log("cannot profile: cannot start the worker thread: %s", strerror(rc));
         return -1;
-    if (rp_timer_start(atomic_load(&tick_hz)) != 0)
+    }
+    if (rp_timer_start() != 0)
         rp_log("cannot sample: cannot start the ticker thread: %s", strerror(errno));
     return 0;
 }
 
 bool rp_worker_stop(void)
 {
-    bool stopped = true;
     rp_timer_stop(); /* no tick after this */
-    if (worker_running) {
-        atomic_store(&stopping, true);
-        sem_post(&wake);
-        /* Never hang the program's exit on the agent: a worker that could
-         * not even start (a fork child whose allocator was locked by another
-         * thread at fork) is left behind after a generous wait. */
-        struct timespec deadline = rp_deadline_in(CLOCK_REALTIME, 5 * 1000000000LL);
-        stopped = pthread_timedjoin_np(worker_thread, NULL, &deadline) == 0;
-        worker_running = false;
-    }
-    return stopped;
+    if (!worker.running)
+        return true;
+    atomic_store(&stopping, true);
+    sem_post(&wake);
+    /* A worker that could not even start (a fork child whose allocator was
+     * locked by another thread at fork) is left behind after the wait. */
+    return rp_agent_thread_join(&worker);
 }
 
 void rp_worker_watch_gem(int signo, void (*fn)(void))
@@ -372,11 +338,10 @@ void rp_worker_watch_gem(int signo, void (*fn)(void))
 
 void rp_worker_forget(void)
 {
-    worker_running = false;
+    rp_agent_thread_forget(&worker);
     /* A part the parent's worker had not written is the parent's. */
     atomic_store(&posted_job, NULL);
     rp_timer_forget();
-    atomic_store(&ended_workers_cpu_ns, 0); /* the parent's, not this process's */
     atomic_store(&idle, false);
     atomic_store(&idle_pauses, 0);
     atomic_store(&idle_ns, 0);
@@ -393,7 +358,7 @@ void rp_worker_set_rotation(int64_t interval_ns, void (*due)(void))
 
 bool rp_worker_post(void (*job)(void *), void *arg)
 {
-    if (!worker_running || atomic_load_explicit(&posted_job, memory_order_acquire))
+    if (!worker.running || atomic_load_explicit(&posted_job, memory_order_acquire))
         return false;
     posted_arg = arg;
     atomic_store_explicit(&posted_job, job, memory_order_release);
@@ -417,39 +382,28 @@ void rp_worker_idle_totals(uint64_t *pauses, int64_t *ns)
 void rp_worker_update_ticks(void)
 {
     int hz = rp_recordings_tick_frequency();
-    bool on = hz > 0;
-    if (on && hz != atomic_load(&tick_hz)) {
-        atomic_store(&tick_hz, hz);
+    if (hz > 0) {
         rp_timer_set_frequency(hz);
-    }
-    atomic_store(&ticking, on);
-    if (on)
         rp_worker_program_resumed(); /* a Ruby thread runs: this one */
-    rp_timer_set_running(on);
+    }
+    rp_timer_set_running(hz > 0);
 }
 
 bool rp_worker_running(void)
 {
-    return worker_running;
+    return worker.running;
 }
 
 int64_t rp_worker_cpu_ns(void)
 {
-    int64_t ns = atomic_load(&ended_workers_cpu_ns) + rp_timer_cpu_ns();
-    clockid_t clock;
-    struct timespec now;
-    /* Only while rp_worker_stop waits can the worker end between these
-     * reads (then its clock is gone and its share missed); rp_worker_stop
-     * runs on the GVL side, as every caller but the worker does. */
-    if (worker_running && !atomic_load(&worker_counted) && pthread_getcpuclockid(worker_thread, &clock) == 0 &&
-        clock_gettime(clock, &now) == 0)
-        ns += rp_timespec_ns(now);
-    return ns;
+    return rp_agent_thread_cpu_ns(&worker) + rp_timer_cpu_ns();
 }
 
 void rp_worker_context_switches(long *voluntary, long *involuntary)
 {
-    rp_timer_context_switches(voluntary, involuntary);
-    *voluntary += worker_usage.ru_nvcsw;
-    *involuntary += worker_usage.ru_nivcsw;
+    long ticker_voluntary, ticker_involuntary;
+    rp_timer_context_switches(&ticker_voluntary, &ticker_involuntary);
+    rp_agent_thread_switches(&worker, voluntary, involuntary);
+    *voluntary += ticker_voluntary;
+    *involuntary += ticker_involuntary;
 }
