@@ -1,5 +1,5 @@
 # The program owns its signals. The agent's ticks use no signal (its
-# ticker thread sleeps to deadlines), so whatever the program does with
+# ticker thread sleeps to deadlines), so nothing the program does with
 # SIGRTMIN+8 — the rperf gem's timer signal, and the agent's until
 # 92ccf14 — puts it to death, runs its handler or stops the sampling:
 # SIG_DFL, SIG_IGN, a handler of its own, a blocked mask inherited; at
