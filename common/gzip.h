@@ -1,8 +1,10 @@
 /*
  * common/gzip.h — the gzip functions rp_out compresses with.
  *
- * Owns: the seam between common/out.c and zlib. The analyzer and the
- * agent's Ruby extension link zlib (common/gzip_zlib.c); the agent's
+ * Owns: the seam between common/out.c and the compressor. The analyzer
+ * links ISA-L's igzip (common/gzip_isal.c: it re-encodes whole sessions,
+ * several times faster than zlib); the agent's Ruby extension and the
+ * tests link zlib (common/gzip_zlib.c); the agent's
  * sampling core, which is loaded into every process a
  * Ruby program starts, must not drag libz into each of them, so it
  * resolves the same functions with dlopen only when a Ruby process writes

@@ -23,6 +23,13 @@ void rp_idxset_free(rp_idxset *set)
     rp_idxset_init(set);
 }
 
+void rp_idxset_empty(rp_idxset *set)
+{
+    for (size_t i = 0; i < set->capacity; i++)
+        set->slots[i].index = RP_IDX_NONE;
+    set->count = 0;
+}
+
 static rp_idxset_slot *alloc_slots(size_t capacity)
 {
     rp_idxset_slot *slots = rp_alloc_array(capacity, sizeof(*slots));

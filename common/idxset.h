@@ -32,6 +32,8 @@ typedef bool (*rp_idxset_eq_fn)(const void *ctx, uint32_t index);
 
 void rp_idxset_init(rp_idxset *set);
 void rp_idxset_free(rp_idxset *set);
+/* No entry any more; the slots stay allocated for the entries to come. */
+void rp_idxset_empty(rp_idxset *set);
 
 /* Sizes the table for `expected` entries without further growth. */
 int rp_idxset_reserve(rp_idxset *set, size_t expected);

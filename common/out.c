@@ -42,6 +42,12 @@ static rp_out *gzip_fd(int fd, int level)
     return out;
 }
 
+void rp_out_between_chunks(rp_out *out, void (*fn)(void *arg), void *arg)
+{
+    out->between_chunks = fn;
+    out->between_arg = arg;
+}
+
 rp_out *rp_out_stream(FILE *fp, bool own)
 {
     rp_out *out = out_new();
@@ -105,8 +111,11 @@ void rp_out_write(rp_out *out, const void *data, size_t len)
 {
     const char *p = data;
     while (len > 0) {
-        if (out->len == sizeof(out->buf))
+        if (out->len == sizeof(out->buf)) {
             flush_buffer(out);
+            if (out->between_chunks)
+                out->between_chunks(out->between_arg);
+        }
         size_t room = sizeof(out->buf) - out->len;
         size_t n = len < room ? len : room;
         memcpy(out->buf + out->len, p, n);

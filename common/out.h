@@ -22,6 +22,9 @@ typedef struct rp_out {
     bool own_fp;  /* close fp at rp_out_close */
     int error;    /* first errno seen (EIO when zlib gives none), 0 if none */
     size_t len;
+    /* rp_out_between_chunks: called after each buffer is written */
+    void (*between_chunks)(void *arg);
+    void *between_arg;
     char buf[1 << 16];
 } rp_out;
 
@@ -29,6 +32,11 @@ typedef struct rp_out {
  * size; the analyzer writes once, for keeps. */
 #define RP_GZIP_FAST 1
 #define RP_GZIP_DEFAULT 6
+
+/* `fn(arg)` is called each time a full buffer (64 KB) has been written:
+ * a thread writing a large file can do its other work between chunks
+ * (the agent's worker folds samples while it writes a part). */
+void rp_out_between_chunks(rp_out *out, void (*fn)(void *arg), void *arg);
 
 /* Plain output on a stream; `own` makes rp_out_close fclose it. */
 rp_out *rp_out_stream(FILE *fp, bool own);

@@ -25,6 +25,23 @@ void rp_sample_table_free(rp_sample_table *t)
     rp_sample_table_init(t, aggregate);
 }
 
+int rp_sample_table_reserve(rp_sample_table *t, size_t count)
+{
+    return RP_VEC_RESERVE(t->samples, t->cap, t->count + count) != 0 ||
+                   (t->aggregate && rp_idxset_reserve(&t->index, t->count + count) != 0)
+               ? -1
+               : 0;
+}
+
+void rp_sample_table_empty(rp_sample_table *t)
+{
+    free(t->times);
+    t->times = NULL;
+    t->times_cap = 0;
+    t->count = 0;
+    rp_idxset_empty(&t->index);
+}
+
 static uint64_t key_hash(uint32_t stack, uint32_t thread_seq, uint32_t label_set)
 {
     return rp_hash_combine(rp_hash_mix64(stack), ((uint64_t)thread_seq << 32) | label_set);

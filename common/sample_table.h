@@ -43,6 +43,11 @@ enum rp_sample_add_result {
 
 void rp_sample_table_init(rp_sample_table *t, bool aggregate);
 void rp_sample_table_free(rp_sample_table *t);
+/* Room for `count` more samples, taken at once. Returns 0 or -1. */
+int rp_sample_table_reserve(rp_sample_table *t, size_t count);
+/* No sample any more; the samples' memory and index stay for the samples
+ * to come (raw mode's times are let go). */
+void rp_sample_table_empty(rp_sample_table *t);
 
 enum rp_sample_add_result rp_sample_table_add(rp_sample_table *t, uint32_t stack,
                                               uint32_t thread_seq, uint32_t label_set,

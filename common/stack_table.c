@@ -22,6 +22,22 @@ void rp_stack_table_free(rp_stack_table *t)
     rp_stack_table_init(t);
 }
 
+int rp_stack_table_reserve(rp_stack_table *t, size_t stacks, size_t frames)
+{
+    return RP_VEC_RESERVE(t->stacks, t->stacks_cap, t->count + stacks) != 0 ||
+                   RP_VEC_RESERVE(t->pool, t->pool_cap, t->pool_len + frames) != 0 ||
+                   rp_idxset_reserve(&t->index, t->count + stacks) != 0
+               ? -1
+               : 0;
+}
+
+void rp_stack_table_empty(rp_stack_table *t)
+{
+    t->pool_len = 0;
+    t->count = 0;
+    rp_idxset_empty(&t->index);
+}
+
 struct stack_key {
     const rp_stack_table *t;
     const uint32_t *frames;

@@ -29,6 +29,12 @@ typedef struct rp_stack_table {
 
 void rp_stack_table_init(rp_stack_table *t);
 void rp_stack_table_free(rp_stack_table *t);
+/* Room for `stacks` more stacks of `frames` frames in all, taken at once
+ * (a copy of a table of known size grows no more). Returns 0 or -1. */
+int rp_stack_table_reserve(rp_stack_table *t, size_t stacks, size_t frames);
+/* No stack any more; the memory stays for the stacks to come (a table
+ * refilled to the same size again and again grows no more). */
+void rp_stack_table_empty(rp_stack_table *t);
 
 /* Returns the id of the stack, adding it when new; RP_IDX_NONE when memory
  * is exhausted. */

@@ -307,6 +307,8 @@ static int merge_meta(rp_meta *dst, const rp_meta *src, size_t merged_before)
     rp_add_saturating(&dst->dropped_samples, src->dropped_samples);
     rp_add_saturating(&dst->truncated_samples, src->truncated_samples);
     rp_add_saturating(&dst->alloc_unfollowed, src->alloc_unfollowed);
+    rp_add_saturating(&dst->parts_at_interval, src->parts_at_interval);
+    rp_add_saturating(&dst->parts_at_full_stacks, src->parts_at_full_stacks);
     if (src->alloc_rate > dst->alloc_rate) /* weights are objects already: the rate is informative */
         dst->alloc_rate = src->alloc_rate;
     if (src->alloc_window_ms > dst->alloc_window_ms) { /* informative too */

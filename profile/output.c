@@ -50,7 +50,7 @@ int rp_output_file(const char *path, rp_file_access access, bool compressed, rp_
                    const void *ctx)
 {
     rp_atomic_file f;
-    int err = rp_atomic_file_open(&f, path, access, compressed ? RP_GZIP_DEFAULT : RP_NOT_COMPRESSED);
+    int err = rp_atomic_file_open(&f, path, access, compressed ? RP_GZIP_FAST : RP_NOT_COMPRESSED);
     if (err)
         return err;
     bool written = write(f.out, ctx) == 0;

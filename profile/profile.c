@@ -30,6 +30,8 @@ static const rp_int_field meta_fields[] = {
     RP_INT_FIELD(RP_KEY_DROPPED_SAMPLES, rp_meta, dropped_samples),
     RP_INT_FIELD(RP_KEY_TRUNCATED_SAMPLES, rp_meta, truncated_samples),
     RP_INT_FIELD(RP_KEY_PART, rp_meta, part),
+    RP_INT_FIELD(RP_KEY_PARTS_AT_INTERVAL, rp_meta, parts_at_interval),
+    RP_INT_FIELD(RP_KEY_PARTS_AT_FULL_STACKS, rp_meta, parts_at_full_stacks),
     RP_INT_FIELD(RP_KEY_ALLOC_RATE, rp_meta, alloc_rate),
     RP_INT_FIELD(RP_KEY_ALLOC_UNFOLLOWED, rp_meta, alloc_unfollowed),
     RP_INT_FIELD(RP_KEY_ALLOC_WINDOW_MS, rp_meta, alloc_window_ms),

@@ -89,7 +89,9 @@ typedef struct rp_meta {
     int64_t start_time_ns, duration_ns, user_ns, sys_ns;
     int64_t process_count; /* 1 for one process; the number merged otherwise */
     int64_t total_duration_ns; /* sum over processes (for overhead %) */
-    int64_t part;              /* 0: a whole process; N >= 1: its Nth interval */
+    int64_t part;              /* 0: a whole process; N >= 1: its Nth part */
+    /* parts ended as an interval did, as the stack table filled (summed) */
+    int64_t parts_at_interval, parts_at_full_stacks;
     int64_t alloc_rate;        /* one allocation in N sampled (RPERF_ALLOC); 0: none */
     int64_t alloc_unfollowed;  /* sampled objects not followed: the cap was reached */
     int64_t alloc_window_ms, alloc_window_every_ms; /* RPERF_ALLOC=window; 0: sampled throughout */

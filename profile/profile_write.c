@@ -228,10 +228,18 @@ int rp_profile_write_json(const rp_profile *p, rp_out *out)
 
 int rp_profile_write_file(const rp_profile *p, const char *path, int level)
 {
+    return rp_profile_write_file_paced(p, path, level, NULL, NULL);
+}
+
+int rp_profile_write_file_paced(const rp_profile *p, const char *path, int level, void (*between)(void *),
+                                void *arg)
+{
     rp_atomic_file f;
     int err = rp_atomic_file_open(&f, path, RP_FILE_PRIVATE, level);
     if (err)
         return err;
+    if (between)
+        rp_out_between_chunks(f.out, between, arg);
     rp_profile_write_json(p, f.out);
     return rp_atomic_file_finish(&f, true);
 }

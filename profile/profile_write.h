@@ -23,5 +23,8 @@ void rp_profile_write_histogram(struct rp_json *j, const rp_endpoint *e);
  * file published whole (common/atomic_file.h). Returns 0 or an errno
  * value. */
 int rp_profile_write_file(const rp_profile *p, const char *path, int level);
+/* The same, calling between(arg) after each 64 KB of JSON written. */
+int rp_profile_write_file_paced(const rp_profile *p, const char *path, int level, void (*between)(void *),
+                                void *arg);
 
 #endif

@@ -37,6 +37,11 @@
 #define RP_KEY_PROCESS_COUNT "process_count"         /* merged files */
 #define RP_KEY_TOTAL_DURATION_NS "total_duration_ns" /* merged files */
 #define RP_KEY_PART "part" /* ext: 0 a whole process, N the Nth part (RPERF_INTERVAL) */
+/* ext: parts that ended as an interval did (RPERF_INTERVAL) and as the
+ * stack table filled (RPERF_MAX_STACKS): 0 or 1 in a file, summed when
+ * merged. A process's last part ended with it and counts in neither. */
+#define RP_KEY_PARTS_AT_INTERVAL "parts_ended_by_interval"
+#define RP_KEY_PARTS_AT_FULL_STACKS "parts_ended_by_full_stacks"
 /* ext: the CPU time of the agent's worker thread (its timer ticks, folding
  * samples, writing parts), which user_ns and sys_ns include. */
 #define RP_KEY_WORKER_CPU_NS "worker_cpu_ns"

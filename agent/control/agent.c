@@ -18,11 +18,15 @@
 #include "../sampling/aggregator.h"
 #include "../sampling/defer.h"
 #include "../sampling/sampler.h"
+#include "../vm/gvl_holder.h"
 #include "../vm/threads.h"
 #include "whole.h"
 
-static rp_window session_start; /* the Rperf API's session, since Rperf.start */
+static rp_window session_start; /* the Rperf API's session, since Rperf.start or its last part */
 static uint32_t session_serial;
+static int64_t session_parts; /* parts of the session taken */
+static void (*session_sink)(rp_profile *part);
+static rb_postponed_job_handle_t spill_job = POSTPONED_JOB_HANDLE_INVALID;
 
 static void clear_thread_labels(rp_thread *t, void *unused)
 {
@@ -76,6 +80,7 @@ int rp_agent_session_open(const rp_session_opts *o)
     session_start.recording = RP_REC_SESSION;
     rp_window_begin_part(&session_start);
     session_start.profile = ++session_serial;
+    session_parts = 0;
     rp_sampler_start_clock(RP_REC_SESSION);
     if (rp_whole_start_machinery() != 0) {
         rp_agent_session_close();
@@ -158,3 +163,73 @@ void rp_agent_clear_labels(void)
     rp_threads_each(clear_thread_labels, NULL);
 }
 
+
+int rp_agent_take_session_part(rp_profile *p)
+{
+    struct build_args args = {.req = rp_whole_write_request(&session_start), .profile = p, .rc = -1};
+    args.req.part = session_parts + 1;
+    args.req.part_end = RP_PART_END_FULL_STACKS;
+    args.req.take_requests = true; /* the next part has its own */
+    int raised = 0;
+    charge_caller(RP_REC_SESSION);
+    rp_spans_spill_open();
+    rp_aggregator_hold();
+    rb_protect(build_held, (VALUE)&args, &raised);
+    if (args.rc == 0 && !raised) {
+        session_parts++;
+        rp_aggregator_empty(RP_REC_SESSION);
+        rp_allocs_restart_count(RP_REC_SESSION);
+        rp_window_begin_part(&session_start);
+        session_start.profile = ++session_serial; /* windows of it restart here */
+    }
+    rp_aggregator_release();
+    if (raised)
+        rb_jump_tag(raised);
+    return args.rc;
+}
+
+static VALUE take_part_protected(VALUE arg)
+{
+    rp_profile *p = (rp_profile *)arg;
+    return rp_agent_take_session_part(p) == 0 ? Qtrue : Qfalse;
+}
+
+/* Postponed job — whichever Ruby thread holds the GVL, soon after the
+ * session's stack table filled: its part goes to the extension. Nothing
+ * may raise out of a postponed job: a part that cannot be built is
+ * left in the tables, whose bound then holds. */
+static void spill_session(void *unused)
+{
+    (void)unused;
+    if (!session_sink || !rp_agent_session_is_open())
+        return;
+    rp_profile part;
+    int raised = 0;
+    VALUE taken = rb_protect(take_part_protected, (VALUE)&part, &raised);
+    if (raised) {
+        rb_set_errinfo(Qnil);
+        rp_profile_free(&part);
+        return;
+    }
+    if (taken != Qtrue) {
+        rp_profile_free(&part);
+        return;
+    }
+    session_sink(&part);
+}
+
+void rp_agent_set_session_sink(void (*sink)(rp_profile *part))
+{
+    if (spill_job == POSTPONED_JOB_HANDLE_INVALID)
+        spill_job = rb_postponed_job_preregister(0, spill_session, NULL);
+    session_sink = sink;
+}
+
+bool rp_agent_session_filled(void)
+{
+    if (!session_sink || spill_job == POSTPONED_JOB_HANDLE_INVALID)
+        return false;
+    rb_postponed_job_trigger(spill_job);
+    rp_gvl_holder_interrupt();
+    return true;
+}

@@ -60,4 +60,23 @@ int rp_agent_open_window(rp_rec_id id, rp_window *w);
  * way). */
 int rp_agent_build_window(rp_rec_id id, const rp_window *w, rp_profile *p);
 
+/* The session's samples so far as a part of it (its Nth, numbered from
+ * 1): built, then its tables emptied and its counters restarted, so that
+ * a session's memory stays within its bound however long it runs
+ * (RPERF_MAX_STACKS) and snapshot(clear: true) begins afresh. Returns 0
+ * or -1 (one line printed; `p` must be freed either way, and the session
+ * goes on from where it was). */
+int rp_agent_take_session_part(rp_profile *p);
+
+/* The extension's taker of the parts the session's stack table fills
+ * (it merges them into what the session returns): called with each part,
+ * which it then owns, from a postponed job. NULL: none, and past its
+ * bound the session's new stacks count on the capped stack. */
+void rp_agent_set_session_sink(void (*sink)(rp_profile *part));
+
+/* The thread folding (aggregator.h's on_filled, async-signal-safe): the
+ * session's stack table is nearly full. Returns whether a part was asked
+ * for. */
+bool rp_agent_session_filled(void);
+
 #endif

@@ -30,7 +30,7 @@
 
 #define RP_CORE_SYMBOL "rperf_agent_core"
 /* Raised whenever the table's functions or their meaning change. */
-#define RP_CORE_ABI 4
+#define RP_CORE_ABI 5
 
 typedef struct rp_core_api {
     uint32_t abi;  /* RP_CORE_ABI of the core */
@@ -50,6 +50,8 @@ typedef struct rp_core_api {
     int (*open_window)(rp_rec_id id, rp_window *w);
     int (*build_window)(rp_rec_id id, const rp_window *w, rp_profile *p);
     void (*free_window)(rp_window *w);
+    int (*take_session_part)(rp_profile *p);
+    void (*set_session_sink)(void (*sink)(rp_profile *part));
     /* procstats.h: the process's command, Ruby, GC and OS facts now. */
     void (*process_facts)(rp_profile *p);
 

@@ -135,6 +135,7 @@ static void start_agent(void)
     restart_job = rb_postponed_job_preregister(0, rp_whole_restart_in_fork_child, NULL);
     step_aside_job = rb_postponed_job_preregister(0, step_aside, NULL);
     stand_down_job = rb_postponed_job_preregister(0, stand_down_in_fork_child, NULL);
+    rp_parts_init(); /* rperf ctl start may begin a whole profile later */
     rp_worker_watch_gem(agent.cfg.gem_signal, gem_started);
     pthread_atfork(rp_aggregator_before_fork, rp_aggregator_after_fork_parent, on_fork_child);
     rb_set_end_proc(on_ruby_exit, Qnil);
@@ -143,8 +144,6 @@ static void start_agent(void)
         atomic_store(&agent.state, AGENT_DORMANT);
         return;
     }
-    if (agent.cfg.interval)
-        rp_parts_init();
     rp_remote_profile_set_rotation();
     rp_whole_begin_profile();
 }

@@ -1,7 +1,9 @@
 /*
- * agent/control/parts.h — the whole profile in parts (RPERF_INTERVAL).
+ * agent/control/parts.h — the whole profile in parts.
  *
- * Owns: writing a part every interval — built on a Ruby thread at a
+ * Owns: writing a part every interval (RPERF_INTERVAL) and whenever the
+ * stack table nears its bound (RPERF_MAX_STACKS), so that a long, varied
+ * run loses no sample to the capped stack — built on a Ruby thread at a
  * safepoint, written by the worker — the tables emptied and the label
  * store compacted (compaction.h) after each. Their count, their pauses
  * and the parts lost are whole.c's, which writes the last one.
@@ -11,7 +13,8 @@
 #ifndef RPERF_AGENT_CONTROL_PARTS_H
 #define RPERF_AGENT_CONTROL_PARTS_H
 
-/* At start, with RPERF_INTERVAL: registers the job that writes a part. */
+/* At start: registers the job that writes a part and asks for one when
+ * the stack table fills. */
 void rp_parts_init(void);
 
 /* Worker thread, async-signal-safe: an interval ended. */

@@ -31,7 +31,8 @@ struct agent_life agent = {.state = AGENT_OFF};
 
 /* --- parts' bookkeeping (RPERF_INTERVAL; parts.c writes them) ------------- */
 
-static int64_t parts_written; /* parts of this process written */
+static int64_t parts_written; /* parts of this process taken */
+static int64_t parts_at_full_stacks; /* of which ended as the stack table filled */
 /* The pauses parts cost a Ruby thread (RPERF_VERBOSE), in wall time and
  * in the thread's CPU time: on a busy machine the wall time also holds
  * the stretches the kernel ran other processes. */
@@ -40,14 +41,14 @@ static atomic_long parts_failing; /* parts lost since the last one written */
 
 static void parts_begin(void)
 {
-    parts_written = 0;
+    parts_written = parts_at_full_stacks = 0;
     longest_rotation_ns = total_rotation_ns = total_rotation_cpu_ns = rotations = 0;
     atomic_store(&parts_failing, 0);
 }
 
 static int64_t last_part_number(void)
 {
-    return agent.cfg.interval ? ++parts_written : 0;
+    return agent.cfg.interval || parts_written ? ++parts_written : 0;
 }
 
 /* Worker thread or a Ruby thread, possibly both at once: says how writing
@@ -75,9 +76,12 @@ static double mean_ms(int64_t total_ns, int64_t count)
 
 static void say_pauses(void)
 {
-    rp_log("%" PRId64 " parts written; the pause a part cost a Ruby thread: mean %.2f ms "
-           "(%.2f ms of its CPU time), longest %.2f ms",
-           parts_written, mean_ms(total_rotation_ns, rotations), mean_ms(total_rotation_cpu_ns, rotations),
+    int64_t at_interval = parts_written - 1 - parts_at_full_stacks;
+    rp_log("%" PRId64 " parts written: %" PRId64 " as RPERF_INTERVAL=%ld ended, %" PRId64
+           " as the stack table filled (RPERF_MAX_STACKS=%ld), the last at the end; the pause a part cost a "
+           "Ruby thread: mean %.2f ms (%.2f ms of its CPU time), longest %.2f ms",
+           parts_written, at_interval, agent.cfg.interval, parts_at_full_stacks, agent.cfg.max_stacks,
+           mean_ms(total_rotation_ns, rotations), mean_ms(total_rotation_cpu_ns, rotations),
            (double)longest_rotation_ns / 1e6);
 }
 
@@ -97,8 +101,10 @@ static bool save_last(const rp_write_request *req, const rp_profile *p, char *pa
     return saved;
 }
 
-int64_t rp_whole_next_part(void)
+int64_t rp_whole_next_part(rp_part_end why)
 {
+    if (why == RP_PART_END_FULL_STACKS)
+        parts_at_full_stacks++;
     return ++parts_written;
 }
 
@@ -329,7 +335,7 @@ void rp_whole_end_whole_profile(bool at_end)
         say_capped(rp_aggregator_tables(RP_REC_WHOLE));
         say_frame_names();
         say_idle_pauses();
-        if (agent.cfg.interval)
+        if (parts_written)
             say_pauses();
     }
     if (agent.cfg.verbose && agent.cfg.alloc_rate)

@@ -91,11 +91,11 @@ void rp_whole_restart_in_fork_child(void *unused);
  * profile from). */
 bool rp_whole_on_profiled_ruby_thread(void);
 
-/* Parts (parts.c): the number of the next one; its pause on the Ruby
+/* Parts (parts.c): the number of the next one, which ends for `why`; its pause on the Ruby
  * thread that built it (wall and CPU time, for RPERF_VERBOSE); how
  * writing it went (worker thread or a Ruby thread: the first failure is
  * printed, the parts lost after it counted). */
-int64_t rp_whole_next_part(void);
+int64_t rp_whole_next_part(rp_part_end why);
 void rp_whole_part_paused(int64_t pause_ns, int64_t cpu_ns);
 void rp_whole_report_part(bool saved, const char *why);
 

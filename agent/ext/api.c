@@ -37,6 +37,7 @@
 #include "../base/ruby_lib.h"
 #include "formats.h"
 #include "profile_hash.h"
+#include "session_parts.h"
 #include "../base/ruby_api.h"
 
 /* The sampling core, found at Init (core_api.h). */
@@ -257,12 +258,14 @@ static bool window_set;
 struct data_args {
     rp_rec_id id;
     bool restart; /* snapshot(clear: true): the next one begins now */
+    bool keep;    /* the data is read again later (a snapshot) */
     rp_profile profile;
 };
 
-static VALUE data_body(VALUE arg)
+/* The whole profile's data: since its beginning, or since the window
+ * snapshot(clear: true) opened. */
+static void build_whole(struct data_args *a)
 {
-    struct data_args *a = (struct data_args *)arg;
     const rp_window *from = window_set && window.recording == a->id ? &window : NULL;
     if (core->build_window(a->id, from, &a->profile) != 0)
         rb_raise(rb_eNoMemError, "rperf: out of memory building the profile");
@@ -270,6 +273,25 @@ static VALUE data_body(VALUE arg)
         core->free_window(&window);
         window_set = core->open_window(a->id, &window) == 0;
     }
+}
+
+/* The session's data: the parts its stack table filled (session_parts.h)
+ * and its tables' part; snapshot(clear: true) takes that as a part, so
+ * the next one begins with empty tables. */
+static void build_session(struct data_args *a)
+{
+    int rc = a->restart ? core->take_session_part(&a->profile) : core->build_window(a->id, NULL, &a->profile);
+    if (rc != 0 || rp_session_parts_join(&a->profile, a->keep && !a->restart) != 0)
+        rb_raise(rb_eNoMemError, "rperf: out of memory building the profile");
+}
+
+static VALUE data_body(VALUE arg)
+{
+    struct data_args *a = (struct data_args *)arg;
+    if (a->id == RP_REC_SESSION)
+        build_session(a);
+    else
+        build_whole(a);
     return rp_profile_hash(&a->profile);
 }
 
@@ -279,10 +301,11 @@ static VALUE data_free(VALUE arg)
     return Qnil;
 }
 
-/* Recording `id`'s data as the gem's Hash. */
-static VALUE data_of(rp_rec_id id, bool restart)
+/* Recording `id`'s data as the gem's Hash: a snapshot's (`keep`), or
+ * the session's last (Rperf.stop). */
+static VALUE data_of(rp_rec_id id, bool restart, bool keep)
 {
-    struct data_args a = {.id = id, .restart = restart};
+    struct data_args a = {.id = id, .restart = restart, .keep = keep};
     return rb_ensure(data_body, (VALUE)&a, data_free, (VALUE)&a);
 }
 
@@ -305,7 +328,7 @@ static VALUE rperf_snapshot(int argc, VALUE *argv, VALUE self)
     bool aggregate = id == RP_REC_SESSION ? session_aggregates : cfg->aggregate;
     if (!aggregate)
         rb_raise(rb_eRuntimeError, "snapshot requires aggregate mode (aggregate: true)");
-    return data_of(id, RTEST(clear));
+    return data_of(id, RTEST(clear), true);
 }
 
 static rp_mode mode_named(VALUE mode)
@@ -331,6 +354,7 @@ static VALUE rperf_session_start(VALUE self, VALUE mode, VALUE frequency, VALUE 
         rb_raise(rb_eRuntimeError, "rperf: cannot start a session (the agent is not running in "
                                    "this process, or its sampling thread cannot start)");
     session_aggregates = o.rec.aggregate;
+    rp_session_parts_reset();
     core->free_window(&window);
     window_set = false;
     return Qnil;
@@ -339,7 +363,7 @@ static VALUE rperf_session_start(VALUE self, VALUE mode, VALUE frequency, VALUE 
 static VALUE data_of_session(VALUE unused)
 {
     (void)unused;
-    return data_of(RP_REC_SESSION, false);
+    return data_of(RP_REC_SESSION, false, false);
 }
 
 static VALUE close_session(VALUE unused)
@@ -461,6 +485,7 @@ void Init_rperf_agent(void)
     core = find_core(why, sizeof(why));
     if (!core)
         rb_raise(rb_eLoadError, "%s", why);
+    core->set_session_sink(rp_session_parts_take);
     VALUE rperf = rb_define_module("Rperf");
     rb_define_singleton_method(rperf, "label", rperf_label, -1);
     rb_define_singleton_method(rperf, "labels", rperf_labels, 0);

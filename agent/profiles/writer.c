@@ -238,7 +238,11 @@ static uint32_t *map_stacks(rp_profile *p, const rp_aggregate *agg, const uint32
     compiler_call cc = {rp_profile_cstring(p, COMPILER_CALL_PATH),
                         rp_profile_cstring(p, COMPILER_CALL_LABEL),
                         rp_profile_cstring(p, RP_C_METHOD_PATH)};
-    uint32_t *stack_map = rp_calloc_array(agg->stacks.count, sizeof(uint32_t));
+    /* Sized at once: grown by doubling, the copy of a part's 100,000
+     * stacks would hold two arrays of them at each step. */
+    uint32_t *stack_map = rp_stack_table_reserve(&p->stacks, agg->stacks.count, agg->stacks.pool_len) == 0
+                              ? rp_calloc_array(agg->stacks.count, sizeof(uint32_t))
+                              : NULL;
     if (!stack_map)
         return NULL;
     for (size_t s = 0; s < agg->stacks.count; s++) {
@@ -287,7 +291,7 @@ static int copy_samples(rp_profile *p, const rp_write_request *req, const rp_agg
     label_composer labels;
     int rc = composer_init(&labels, p, req->label_pid, false);
     uint32_t *stack_map = rc == 0 ? map_stacks(p, agg, frame_map) : NULL;
-    if (!stack_map)
+    if (!stack_map || rp_sample_table_reserve(&p->samples, agg->samples.count) != 0)
         rc = -1;
     for (size_t i = 0; i < agg->samples.count && rc == 0; i++) {
         const rp_sample *s = &agg->samples.samples[i];
@@ -370,6 +374,8 @@ static void fill_meta(rp_profile *p, const rp_write_request *req, const rp_aggre
     m->truncated_samples = SINCE(req, truncated_samples);
     m->detected_thread_count = req->detected_threads;
     m->part = req->part;
+    m->parts_at_interval = req->part_end == RP_PART_END_INTERVAL;
+    m->parts_at_full_stacks = req->part_end == RP_PART_END_FULL_STACKS;
     m->start_time_ns = req->window->start_realtime_ns;
     m->duration_ns = rp_monotonic_ns() - req->window->start_monotonic_ns;
     m->total_duration_ns = m->duration_ns;
@@ -421,14 +427,21 @@ int rp_writer_build(const rp_write_request *req, rp_profile *p)
  * profile reported as not written), and the signal it raised is taken
  * back before the thread's mask is restored: the program never sees it.
  * One that was pending before is the program's and stays. */
-static int write_within_limits(const rp_profile *p, const char *path)
+static void between_chunks(void *req)
+{
+    ((const rp_write_request *)req)->between_chunks();
+}
+
+static int write_within_limits(const rp_write_request *req, const rp_profile *p, const char *path)
 {
     sigset_t xfsz, saved, pending;
     sigemptyset(&xfsz);
     sigaddset(&xfsz, SIGXFSZ);
     pthread_sigmask(SIG_BLOCK, &xfsz, &saved);
     bool was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
-    int err = rp_profile_write_file(p, path, RP_GZIP_FAST);
+    int err = req->between_chunks
+                  ? rp_profile_write_file_paced(p, path, RP_GZIP_FAST, between_chunks, (void *)req)
+                  : rp_profile_write_file(p, path, RP_GZIP_FAST);
     if (!was_pending) {
         const struct timespec now = {0, 0};
         while (sigtimedwait(&xfsz, NULL, &now) == SIGXFSZ)
@@ -451,7 +464,7 @@ int rp_writer_save(const rp_write_request *req, const rp_profile *p, char *path_
         snprintf(why, why_size, "cannot write profile: session directory path too long");
         return -1;
     }
-    int err = write_within_limits(p, path_out);
+    int err = write_within_limits(req, p, path_out);
     if (err) {
         snprintf(why, why_size, "cannot write profile %s: %s", path_out, strerror(err));
         return -1;

@@ -18,6 +18,11 @@
 #include "session.h"
 #include "window.h"
 
+/* Why a part ended: with the process (its last part, or a profile not in
+ * parts), an interval (RPERF_INTERVAL), or the stack table filling
+ * (RPERF_MAX_STACKS). */
+typedef enum rp_part_end { RP_PART_END_LAST = 0, RP_PART_END_INTERVAL, RP_PART_END_FULL_STACKS } rp_part_end;
+
 typedef struct rp_write_request {
     rp_rec_id recording;     /* whose tables and counters */
     rp_rec_config rec;       /* its mode, frequency, aggregation */
@@ -26,8 +31,12 @@ typedef struct rp_write_request {
     rp_sampler_stats stats;  /* counters now */
     uint32_t detected_threads;
     bool label_pid; /* fork child: every sample carries %pid=<pid> */
-    int64_t part;   /* 0: the whole process; N: its Nth part (RPERF_INTERVAL) */
+    int64_t part;   /* 0: the whole process; N: its Nth part */
+    rp_part_end part_end;
     bool take_requests; /* the requests written are the recording's no more (a part) */
+    /* called between the file's chunks (64 KB) as it is written, or NULL:
+     * the worker folds meanwhile (worker.h, rp_worker_fold_now) */
+    void (*between_chunks)(void);
 } rp_write_request;
 
 #include "../../profile/profile.h"

@@ -39,6 +39,9 @@ typedef struct table_set {
     size_t frames_cap, lines_cap;
     rp_idxset frame_index;
     size_t stack_cap;
+    size_t fill_at;  /* stacks at which the tables count as filled (a part is due) */
+    bool fill_said;  /* on_filled was called since the tables were last emptied */
+    bool part_asked; /* and it asked for a part that empties them */
     uint32_t capped_name; /* the capped stack's frame name, made with the GVL */
     last_stack last[LAST_STACKS];
     unsigned next_last; /* the one replaced next */
@@ -50,6 +53,14 @@ static table_set sets[RP_RECORDINGS];
  * outlive a part (only the samples are cleared), as the objects followed
  * since earlier parts refer to their stacks. */
 static table_set alloc_sets[RP_RECORDINGS];
+static bool (*on_filled)(rp_rec_id id); /* rp_aggregator_set_on_filled */
+
+/* A part is asked for with an eighth of the bound still free: the samples
+ * folded until the part is taken (the next safepoint) keep their stacks. */
+static size_t fill_point(size_t max_stacks)
+{
+    return max_stacks - max_stacks / 8;
+}
 
 /* `lock` held: empty tables of the given kind. */
 static void reset_set(table_set *ts, bool aggregate, size_t max_stacks, uint32_t capped_name)
@@ -61,6 +72,7 @@ static void reset_set(table_set *ts, bool aggregate, size_t max_stacks, uint32_t
     rp_sample_table_free(&ts->t.samples);
     memset(ts, 0, sizeof(*ts));
     ts->stack_cap = max_stacks;
+    ts->fill_at = fill_point(max_stacks);
     ts->capped_name = capped_name;
     rp_idxset_init(&ts->frame_index);
     rp_stack_table_init(&ts->t.stacks);
@@ -179,12 +191,22 @@ static void keep_last(last_stack *last, const captured_stack *c, uint32_t stack)
     last->stack = stack;
 }
 
+/* The stacks a table may hold now: its bound, or while the part asked
+ * for is not yet taken, more — as much again, and at least two buffers
+ * of samples (the rest of the buffer being folded, and what is captured
+ * until the next safepoint takes the part). */
+static size_t bound_now(const table_set *ts)
+{
+    size_t room = ts->stack_cap > 2 * RP_BUF_SAMPLES ? ts->stack_cap : 2 * RP_BUF_SAMPLES;
+    return ts->part_asked ? ts->stack_cap + room : ts->stack_cap;
+}
+
 /* The stack id of a sample of `weight`, looked up. Once the table holds
  * the cap, frames and stacks are only looked up: anything new goes to
  * the capped stack (*capped set). */
 static uint32_t look_up_stack(table_set *ts, const captured_stack *c, int64_t weight, bool *capped)
 {
-    bool full = ts->t.stacks.count >= ts->stack_cap;
+    bool full = ts->t.stacks.count >= bound_now(ts);
     uint32_t ids[RP_STACK_MAX];
     for (uint32_t d = 0; d < c->depth; d++) {
         ids[d] = full ? find_frame(ts, c->frames[d], line_of(c, d))
@@ -232,9 +254,14 @@ static void fold_locked(rp_sample_buf *buf)
 {
     for (uint32_t i = 0; i < buf->count; i++) {
         const rp_buffered_sample *s = &buf->samples[i];
-        table_set *ts = &sets[s->recording < RP_RECORDINGS ? s->recording : 0];
+        rp_rec_id id = s->recording < RP_RECORDINGS ? (rp_rec_id)s->recording : RP_REC_WHOLE;
+        table_set *ts = &sets[id];
         if (!fold_sample(ts, buf, s))
             ts->t.dropped++;
+        if (!ts->fill_said && ts->t.stacks.count >= ts->fill_at && on_filled) {
+            ts->fill_said = true;
+            ts->part_asked = on_filled(id);
+        }
     }
     /* Emptied under the lock: rp_aggregator_hold may fold it too. */
     buf->count = 0;
@@ -247,6 +274,13 @@ void rp_aggregator_fold(rp_sample_buf *buf)
     while (held)
         pthread_cond_wait(&released, &lock);
     fold_locked(buf);
+    pthread_mutex_unlock(&lock);
+}
+
+void rp_aggregator_set_on_filled(bool (*filled)(rp_rec_id id))
+{
+    pthread_mutex_lock(&lock);
+    on_filled = filled;
     pthread_mutex_unlock(&lock);
 }
 
@@ -297,6 +331,23 @@ void rp_aggregator_clear(rp_rec_id id)
     /* the allocation samples of the part are gone; their stacks stay */
     rp_sample_table_free(&alloc_sets[id].t.samples);
     rp_sample_table_init(&alloc_sets[id].t.samples, sets[id].t.samples.aggregate);
+    pthread_mutex_unlock(&lock);
+}
+
+void rp_aggregator_empty(rp_rec_id id)
+{
+    pthread_mutex_lock(&lock);
+    table_set *ts = &sets[id];
+    ts->t.frame_count = 0;
+    rp_idxset_empty(&ts->frame_index);
+    rp_stack_table_empty(&ts->t.stacks);
+    rp_sample_table_empty(&ts->t.samples);
+    ts->t.dropped = ts->t.capped = 0;
+    ts->t.capped_weight = 0;
+    memset(ts->last, 0, sizeof(ts->last));
+    ts->next_last = 0;
+    ts->fill_said = ts->part_asked = false;
+    rp_sample_table_empty(&alloc_sets[id].t.samples);
     pthread_mutex_unlock(&lock);
 }
 

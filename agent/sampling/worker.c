@@ -273,6 +273,12 @@ static void run_posted_job(void)
     atomic_store_explicit(&posted_job, NULL, memory_order_release);
 }
 
+void rp_worker_fold_now(void)
+{
+    fold_handed_over();
+    rp_sample_buf_prefault();
+}
+
 static void *worker_main(void *arg)
 {
     (void)arg;

@@ -51,6 +51,13 @@ void rp_worker_set_rotation(int64_t interval_ns, void (*due)(void));
  * ends. */
 bool rp_worker_post(void (*job)(void *), void *arg);
 
+/* The worker thread only, inside a posted job: folds what the sampling
+ * side handed over and keeps the buffers' pages ready, as the worker's
+ * loop would. A long job (writing a part takes most of a second at
+ * 100,000 stacks) calls it between chunks, or at 10 kHz both sample
+ * buffers would fill meanwhile and samples be dropped. */
+void rp_worker_fold_now(void);
+
 /* GVL held, whenever a recording opens, closes, pauses or resumes: ticks
  * at the highest rate an accepting recording wants, or none at all (no
  * recording takes samples: a paused process gets no tick). Applies to a

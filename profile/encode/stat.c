@@ -255,6 +255,11 @@ static void write_footer(rp_out *out, const rp_meta *m)
         rp_out_printf(out,
                       "  NOTE: %" PRId64 " samples had stacks deeper than %d frames (leaf side kept)\n",
                       m->truncated_samples, RP_STACK_MAX);
+    if (m->parts_at_full_stacks > 0 || m->parts_at_interval > 0)
+        rp_out_printf(out,
+                      "  NOTE: written in parts: %" PRId64 " ended as the stack table filled (RPERF_MAX_STACKS), %" PRId64
+                      " as RPERF_INTERVAL ended, and each process's last with it\n",
+                      m->parts_at_full_stacks, m->parts_at_interval);
 }
 
 /* The root's command line as one string, words separated by spaces. */

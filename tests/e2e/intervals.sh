@@ -24,7 +24,7 @@ span=$(($("$RUBY" "$CHECK" field "$last" start_time_ns) + $("$RUBY" "$CHECK" fie
 seconds=$(((span + 999999999) / 1000000000))
 [ "$n" -ge 3 ] && [ "$n" -ge $((seconds - 1)) ] && [ "$n" -le $((seconds + 1)) ] \
     || fail "$n parts for a run of $span ns at 1 s intervals"
-grep -q "parts written; the pause a part cost a Ruby thread: mean [0-9.]* ms ([0-9.]* ms of its CPU time), longest [0-9.]* ms$" err.txt \
+grep -q "$n parts written: $((n - 1)) as RPERF_INTERVAL=1 ended, 0 as the stack table filled (RPERF_MAX_STACKS=100000), the last at the end; the pause a part cost a Ruby thread: mean [0-9.]* ms ([0-9.]* ms of its CPU time), longest [0-9.]* ms$" err.txt \
     || fail "RPERF_VERBOSE did not report the pause: $(cat err.txt)"
 note "$(grep 'pause a part cost' err.txt)"
 
@@ -54,6 +54,8 @@ note "$n parts, durations summing to $(awk -v s="$sum" 'BEGIN { printf "%.3f", s
 "$ANALYZE" convert --json -o merged.json s || fail "merge"
 "$ANALYZE" stat s >stat.txt || fail "stat"
 ! grep -q "processes profiled" stat.txt || fail "the parts of one process counted as several: $(cat stat.txt)"
+grep -q "NOTE: written in parts: 0 ended as the stack table filled (RPERF_MAX_STACKS), $((n - 1)) as RPERF_INTERVAL ended" stat.txt \
+    || fail "stat does not say how the $n parts ended: $(cat stat.txt)"
 ms_of() { awk -v ns="$("$RUBY" "$CHECK" weight "$1" "$2")" 'BEGIN { printf "%.1f", ns / 1e6 }'; }
 "$ANALYZE" convert --json -o merged.json.gz s || fail "convert --json"
 for m in Object#phase_a Object#phase_b; do

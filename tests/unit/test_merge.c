@@ -70,6 +70,9 @@ static void test_merging_renumbers_and_sums(void **state)
     assert_int_equal(rp_profile_init(&merged, true), 0);
     make_process(&child, 2, 200, 50, "2");
     make_process(&root, 1, 100, 80, "1");
+    child.meta.parts_at_full_stacks = 1;
+    root.meta.parts_at_full_stacks = 1;
+    root.meta.parts_at_interval = 1;
     /* The child is merged first; the root (earlier start) still wins. */
     assert_int_equal(rp_merge_into(&merged, &child, 0, true, err), 0);
     assert_int_equal(rp_merge_into(&merged, &root, 1, true, err), 0);
@@ -80,6 +83,8 @@ static void test_merging_renumbers_and_sums(void **state)
     assert_int_equal(merged.meta.sampling_time_ns, 2000);
     assert_int_equal(merged.meta.worker_cpu_ns, 60000);
     assert_int_equal(merged.meta.user_ns, 14);
+    assert_int_equal(merged.meta.parts_at_full_stacks, 2);
+    assert_int_equal(merged.meta.parts_at_interval, 1);
     /* From the root's start (100) to the child's end (200 + 50). */
     assert_int_equal(merged.meta.duration_ns, 150);
     assert_int_equal(merged.meta.total_duration_ns, 130);

@@ -73,6 +73,8 @@ static void test_round_trip_keeps_everything(void **state)
     rp_profile w, r;
     char err[RP_READ_ERROR_MAX];
     build_sample_profile(&w, true);
+    w.meta.part = 3;
+    w.meta.parts_at_full_stacks = 1;
     const char *path = tmp_path("round.json.gz");
     assert_int_equal(rp_profile_write_file(&w, path, RP_GZIP_DEFAULT), 0);
     assert_int_equal(rp_profile_init(&r, true), 0);
@@ -88,6 +90,9 @@ static void test_round_trip_keeps_everything(void **state)
     assert_int_equal(r.meta.start_time_ns, 1700000000123456789);
     assert_int_equal(r.meta.duration_ns, 2000000000);
     assert_int_equal(r.meta.dropped_samples, 1);
+    assert_int_equal(r.meta.part, 3);
+    assert_int_equal(r.meta.parts_at_full_stacks, 1);
+    assert_int_equal(r.meta.parts_at_interval, 0);
     assert_string_equal(rp_profile_str(&r, r.meta.ruby_version), "3.4.5");
     assert_string_equal(rp_profile_str(&r, r.meta.rperf_version), RP_VERSION);
     assert_int_equal(r.meta.command_len, 2);
@@ -385,10 +390,44 @@ static void test_gem_document_is_read(void **state)
     rp_profile_free(&p);
 }
 
+static void count_chunk(void *arg)
+{
+    (*(int *)arg)++;
+}
+
+/* A file written paced calls back after each 64 KB of JSON (the agent's
+ * worker folds samples then) and reads back whole. */
+static void test_paced_write_calls_back_between_chunks(void **state)
+{
+    (void)state;
+    rp_profile w, r;
+    char err[RP_READ_ERROR_MAX];
+    assert_int_equal(rp_profile_init(&w, true), 0);
+    uint32_t path = rp_profile_cstring(&w, "app/models/a_rather_long_file_name_for_a_model.rb");
+    for (uint32_t i = 0; i < 2000; i++) {
+        char label[64];
+        snprintf(label, sizeof(label), "Model%u#method_with_a_long_name", i);
+        uint32_t frames[2] = {rp_profile_frame(&w, path, rp_profile_cstring(&w, label)),
+                              rp_profile_frame(&w, path, rp_profile_cstring(&w, "<main>"))};
+        uint32_t stack = rp_profile_stack(&w, frames, 2);
+        assert_int_equal(rp_sample_table_add(&w.samples, stack, 1, 0, 1000 + i), RP_SAMPLE_OK);
+    }
+    int chunks = 0;
+    const char *file = tmp_path("paced.json.gz");
+    assert_int_equal(rp_profile_write_file_paced(&w, file, RP_GZIP_FAST, count_chunk, &chunks), 0);
+    assert_true(chunks >= 2); /* about 250 KB of JSON */
+    assert_int_equal(rp_profile_init(&r, true), 0);
+    assert_int_equal(rp_profile_read_file(&r, file, err), 0);
+    assert_int_equal(r.samples.count, 2000);
+    rp_profile_free(&w);
+    rp_profile_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip_keeps_everything),
+        cmocka_unit_test(test_paced_write_calls_back_between_chunks),
         cmocka_unit_test(test_raw_samples_are_read_and_aggregated),
         cmocka_unit_test(test_raw_sample_times),
         cmocka_unit_test(test_bad_documents_are_named),

@@ -144,6 +144,57 @@ static void test_sample_table_raw_keeps_every_sample(void **state)
     rp_sample_table_free(&t);
 }
 
+/* A table emptied for the next part keeps its memory and forgets every
+ * entry: what it held is interned afresh from id 0, nothing grows. */
+static void test_tables_emptied_keep_memory(void **state)
+{
+    (void)state;
+    rp_stack_table st;
+    rp_stack_table_init(&st);
+    assert_int_equal(rp_stack_table_reserve(&st, 1000, 3000), 0);
+    uint32_t *pool = st.pool;
+    size_t pool_cap = st.pool_cap, slots = st.index.capacity;
+    for (uint32_t i = 0; i < 1000; i++) {
+        uint32_t frames[] = {i, i + 1, i + 2};
+        assert_int_equal(rp_stack_table_intern(&st, frames, 3), i);
+    }
+    assert_ptr_equal(st.pool, pool); /* reserved: no growth */
+    assert_int_equal(st.index.capacity, slots);
+    rp_stack_table_empty(&st);
+    assert_int_equal(st.count, 0);
+    assert_int_equal(st.pool_cap, pool_cap);
+    uint32_t old[] = {500, 501, 502}, fresh[] = {7, 7};
+    assert_int_equal(rp_stack_table_find(&st, old, 3), RP_IDX_NONE);
+    assert_int_equal(rp_stack_table_intern(&st, fresh, 2), 0);
+    assert_int_equal(rp_stack_table_intern(&st, old, 3), 1);
+    assert_int_equal(rp_stack_table_intern(&st, fresh, 2), 0);
+    rp_stack_table_free(&st);
+
+    rp_sample_table t;
+    rp_sample_table_init(&t, true);
+    assert_int_equal(rp_sample_table_reserve(&t, 64), 0);
+    rp_sample *samples = t.samples;
+    for (uint32_t i = 0; i < 64; i++)
+        assert_int_equal(rp_sample_table_add(&t, i, 1, 0, 10), RP_SAMPLE_OK);
+    assert_ptr_equal(t.samples, samples);
+    rp_sample_table_empty(&t);
+    assert_int_equal(t.count, 0);
+    assert_int_equal(rp_sample_table_total(&t), 0);
+    assert_int_equal(rp_sample_table_add(&t, 5, 1, 0, 3), RP_SAMPLE_OK);
+    assert_int_equal(rp_sample_table_add(&t, 5, 1, 0, 4), RP_SAMPLE_OK);
+    assert_int_equal(t.count, 1);
+    assert_int_equal(t.samples[0].weight, 7);
+    rp_sample_table_free(&t);
+
+    rp_sample_table raw;
+    rp_sample_table_init(&raw, false);
+    assert_int_equal(rp_sample_table_add_at(&raw, 1, 1, 0, 5, 111), RP_SAMPLE_OK);
+    rp_sample_table_empty(&raw);
+    assert_int_equal(rp_sample_table_add(&raw, 2, 1, 0, 6), RP_SAMPLE_OK);
+    assert_int_equal(rp_sample_time(&raw, 0), 0); /* no time left from before */
+    rp_sample_table_free(&raw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -153,6 +204,7 @@ int main(void)
         cmocka_unit_test(test_stack_table_interns_sequences),
         cmocka_unit_test(test_sample_table_aggregates_by_key),
         cmocka_unit_test(test_sample_table_raw_keeps_every_sample),
+        cmocka_unit_test(test_tables_emptied_keep_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -61,6 +61,14 @@
 #                                   ISA-L); "lines": frames carry lines
 #                                   (RPERF_LINES=1); RPERF_BENCH_ANALYZE=PATH
 #                                   measures another build beside this one
+#   scripts/bench long [MINUTES]    a long, varied recording: a random walk
+#                                   over 600 methods for MINUTES of CPU at
+#                                   10 kHz (default 6: the samples of an hour
+#                                   at 1 kHz): parts written as the stack
+#                                   table fills, time truncated, total against
+#                                   CPU, peak memory beside the unprofiled
+#                                   run; rperf-analyze on it against zcat;
+#                                   the page's first draw and interactions
 #   scripts/bench names [N]         the agent's memory over N requests of N
 #                                   distinct names and labels, beside the
 #                                   run without it (default 1,000,000)
