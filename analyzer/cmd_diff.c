@@ -4,7 +4,8 @@
  * Owns: the diff subcommand's command line: the two sides (BASE and
  * TARGET, each a session directory or a profile file; --base and
  * --target, repeatable, for several paths per side), --normalize, --text
- * (the default) or --html (the differential flame graph, html.c), -o, and
+ * (the default) or --html (the differential flame graph, html.c) or
+ * --format table|table-json (the gem's flat tables, table.c), -o, and
  * the shared options (filters apply to both sides alike); --check PCT
  * [--json], the regression gate over several runs per side
  * (diff_check.c). Comparing is diff.c's.
@@ -18,16 +19,21 @@
 #include "../profile/diag.h"
 #include "../profile/encode/diff.h"
 #include "../profile/encode/html.h"
+#include "../profile/encode/table.h"
 #include "options.h"
 #include "../profile/output.h"
 #include "pipeline.h"
 
-enum { OPT_NORMALIZE = 0x2000, OPT_BASE, OPT_TARGET, OPT_HTML, OPT_TEXT, OPT_CHECK, OPT_JSON };
+enum { OPT_NORMALIZE = 0x2000, OPT_BASE, OPT_TARGET, OPT_HTML, OPT_TEXT, OPT_CHECK, OPT_JSON, OPT_FORMAT };
+
+/* What the diff is written as. */
+typedef enum diff_format { DIFF_TEXT, DIFF_HTML, DIFF_TABLE, DIFF_TABLE_JSON } diff_format;
 
 struct diff_args {
     char **base, **target;
     int base_count, target_count;
-    bool normalize, html, json;
+    bool normalize, json;
+    diff_format format;
     double check_pct; /* > 0: --check */
     const char *output;
     rp_options o;
@@ -54,6 +60,29 @@ static int write_text(rp_out *out, const void *ctx)
     return rp_diff_write_text(out, t->d, t->a->normalize, t->a->o.encode.top);
 }
 
+struct diff_table {
+    const rp_profile *base, *target;
+    const struct diff_args *a;
+};
+
+static int write_table(rp_out *out, const void *ctx)
+{
+    const struct diff_table *t = ctx;
+    return rp_table_diff_write(t->base, t->target, out, t->a->format == DIFF_TABLE_JSON, t->a->o.encode.top);
+}
+
+/* --format NAME: text, html, table or table-json. */
+static int parse_format(const char *name, diff_format *format)
+{
+    static const char *const names[] = {"text", "html", "table", "table-json"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(name, names[i]) == 0) {
+            *format = (diff_format)i;
+            return 0;
+        }
+    return rp_usage_error("diff: --format is text, html, table or table-json, got '%s'", name);
+}
+
 static int add_path(char ***paths, int *count, char *path)
 {
     char **grown = realloc(*paths, (size_t)(*count + 1) * sizeof(char *));
@@ -77,6 +106,7 @@ static int parse(int argc, char **argv, struct diff_args *a)
         {"text", no_argument, NULL, OPT_TEXT},
         {"check", required_argument, NULL, OPT_CHECK},
         {"json", no_argument, NULL, OPT_JSON},
+        {"format", required_argument, NULL, OPT_FORMAT},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -91,7 +121,11 @@ static int parse(int argc, char **argv, struct diff_args *a)
         if (c == OPT_NORMALIZE)
             a->normalize = true;
         else if (c == OPT_HTML || c == OPT_TEXT)
-            a->html = c == OPT_HTML;
+            a->format = c == OPT_HTML ? DIFF_HTML : DIFF_TEXT;
+        else if (c == OPT_FORMAT) {
+            if (parse_format(optarg, &a->format) != 0)
+                return RP_EXIT_USAGE;
+        }
         else if (c == 'o')
             a->output = optarg;
         else if (c == OPT_JSON)
@@ -128,8 +162,11 @@ static int parse(int argc, char **argv, struct diff_args *a)
 /* What --check leaves out, said as a usage error. */
 static int check_alone(const struct diff_args *a)
 {
-    if (a->check_pct > 0 && (a->html || a->normalize || a->output))
-        return rp_usage_error("diff: --check prints its verdict on stdout; no --html, --normalize or -o with it");
+    if (a->check_pct > 0 && (a->format != DIFF_TEXT || a->normalize || a->output))
+        return rp_usage_error("diff: --check prints its verdict on stdout; no --html, --format, --normalize or -o "
+                              "with it");
+    if (a->normalize && a->format >= DIFF_TABLE)
+        return rp_usage_error("diff: a table compares shares of each side's total already; no --normalize with it");
     if (a->json && a->check_pct <= 0)
         return rp_usage_error("diff: --json goes with --check");
     return 0;
@@ -155,7 +192,13 @@ int cmd_diff(int argc, char **argv)
     loaded_target = true;
     if (rp_pipeline_load(a.target, a.target_count, &a.o, false, false, &target) != 0)
         goto out;
-    if (a.html) {
+    if (a.format >= DIFF_TABLE) {
+        struct diff_table t = {&base, &target, &a};
+        if (rp_output_to(a.output, "diff", false, false, write_table, &t) == 0)
+            status = RP_EXIT_OK;
+        goto out;
+    }
+    if (a.format == DIFF_HTML) {
         struct diff_page pg = {&base, &target};
         if (rp_output_to(a.output, "html", false, false, write_page, &pg) == 0)
             status = RP_EXIT_OK;

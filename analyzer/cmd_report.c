@@ -1,7 +1,9 @@
 /*
  * analyzer/cmd_report.c — `rperf-analyze report [--top N] [--lines] PATH...`.
  *
- * Owns: the report subcommand's command line (the shared options, --by
+ * Owns: the report subcommand's command line (the shared options,
+ * --format text|table|table-json for the text report or the gem's flat
+ * tables (table.c), --by
  * KEY for the time per value of a label, --timeline for the parts in time
  * order, --callers / --callees METHOD for one method's call paths
  * merged); the layouts are report.c's, timeline.c's and sandwich.c's.
@@ -21,7 +23,17 @@
 #include "../profile/encode/sandwich.h"
 #include "../profile/encode/timeline.h"
 
-enum { OPT_BY = 0x2000, OPT_TIMELINE, OPT_CALLERS, OPT_CALLEES };
+enum { OPT_BY = 0x2000, OPT_TIMELINE, OPT_CALLERS, OPT_CALLEES, OPT_FORMAT };
+
+/* --format NAME: the report as text, or a table (format.h's rows). */
+static const rp_format *report_format(const char *name)
+{
+    static const char *const names[] = {"text", "table", "table-json"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, names[i]) == 0)
+            return rp_format_named(name);
+    return NULL;
+}
 
 struct by_key {
     const rp_profile *p;
@@ -111,9 +123,11 @@ static int run_report(int argc, char **argv, rp_options *o)
         {"timeline", no_argument, NULL, OPT_TIMELINE},
         {"callers", required_argument, NULL, OPT_CALLERS},
         {"callees", required_argument, NULL, OPT_CALLEES},
+        {"format", required_argument, NULL, OPT_FORMAT},
         {NULL, 0, NULL, 0},
     };
     const char *by = NULL, *callers = NULL, *callees = NULL;
+    const rp_format *format = rp_format_named("text");
     bool timeline = false;
     int c;
     optind = 1;
@@ -130,20 +144,25 @@ static int run_report(int argc, char **argv, rp_options *o)
             callers = optarg;
         else if (c == OPT_CALLEES)
             callees = optarg;
+        else if (c == OPT_FORMAT && !(format = report_format(optarg)))
+            return rp_usage_error("report: --format is text, table or table-json, got '%s'", optarg);
+        else if (c == OPT_FORMAT)
+            continue;
         else if (shared == 0)
             return rp_usage_error("report: unknown option '%s'", argv[optind - 1]);
     }
     if (optind >= argc)
         return rp_usage_error("report: missing PATH (a session directory or profile file)");
-    if ((by != NULL) + timeline + (callers || callees) > 1)
-        return rp_usage_error("report: --by, --timeline and --callers/--callees are different reports; one at a time");
+    if ((by != NULL) + timeline + (callers || callees) + (strcmp(format->name, "text") != 0) > 1)
+        return rp_usage_error("report: --by, --timeline, --callers/--callees and --format table are different "
+                              "reports; one at a time");
     if (callers || callees)
         return report_sandwich(argv + optind, argc - optind, o, callers, callees);
     if (by)
         return report_by(argv + optind, argc - optind, o, by);
     if (timeline)
         return report_timeline(argv + optind, argc - optind, o);
-    return rp_pipeline_convert(argv + optind, argc - optind, o, rp_format_named("text"), NULL);
+    return rp_pipeline_convert(argv + optind, argc - optind, o, format, NULL);
 }
 
 int cmd_report(int argc, char **argv)

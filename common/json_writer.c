@@ -5,6 +5,8 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "utf8.h"
@@ -160,6 +162,23 @@ void rp_json_int(rp_json *j, int64_t v)
     rp_out_write(j->out, text, (size_t)(buf + sizeof(buf) - text));
 }
 
+void rp_json_null(rp_json *j)
+{
+    before_value(j);
+    rp_out_puts(j->out, "null");
+}
+
+void rp_json_raw(rp_json *j, const char *text)
+{
+    rp_json_raw_len(j, text, strlen(text));
+}
+
+void rp_json_raw_len(rp_json *j, const char *text, size_t len)
+{
+    before_value(j);
+    rp_out_write(j->out, text, len);
+}
+
 void rp_json_bool(rp_json *j, bool v)
 {
     before_value(j);
@@ -185,4 +204,26 @@ void rp_json_member_cstring(rp_json *j, const char *key, const char *s)
 {
     rp_json_key(j, key);
     rp_json_cstring(j, s);
+}
+
+char *rp_json_to_text(bool (*write)(rp_json *j, const void *ctx), const void *ctx)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&text, &len);
+    rp_out *out = fp ? rp_out_stream(fp, true) : NULL;
+    if (!out) {
+        if (fp)
+            fclose(fp);
+        free(text);
+        return NULL;
+    }
+    rp_json j;
+    rp_json_init(&j, out);
+    bool ok = write(&j, ctx);
+    if (rp_out_close(out) != 0 || !ok) {
+        free(text);
+        return NULL;
+    }
+    return text;
 }

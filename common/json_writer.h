@@ -41,6 +41,15 @@ void rp_json_cstring(rp_json *j, const char *s);
 void rp_json_int(rp_json *j, int64_t v);
 void rp_json_double(rp_json *j, double v);
 void rp_json_bool(rp_json *j, bool v);
+void rp_json_null(rp_json *j);
+/* A value already written as JSON text: a number in a format of the
+ * caller's own, an object checked and written before (json_flat.h). */
+void rp_json_raw(rp_json *j, const char *text);
+void rp_json_raw_len(rp_json *j, const char *text, size_t len);
+
+/* The JSON `write(j, ctx)` writes, as malloc'd NUL-terminated text; NULL
+ * when out of memory or when `write` returns false. */
+char *rp_json_to_text(bool (*write)(rp_json *j, const void *ctx), const void *ctx);
 
 /* key + value shorthands for object members */
 void rp_json_member_int(rp_json *j, const char *key, int64_t v);

@@ -46,3 +46,24 @@ const char *rp_fmt_round(double value, char buf[RP_NUMFMT_MAX])
     snprintf(digits, sizeof(digits), "%.0f", isfinite(value) ? round(value) : 0.0);
     return group(digits, buf);
 }
+
+double rp_ruby_round(double x, int digits)
+{
+    double s = pow(10.0, digits), f = round(x * s);
+    if (x > 0 && (f + 0.5) / s <= x)
+        f += 1;
+    else if (x < 0 && (f - 0.5) / s >= x)
+        f -= 1;
+    return f / s;
+}
+
+const char *rp_fmt_ruby_float(double x, int digits, char buf[RP_NUMFMT_MAX])
+{
+    snprintf(buf, RP_NUMFMT_MAX, "%.*f", digits, rp_ruby_round(x, digits));
+    if (digits <= 0)
+        return buf;
+    char *end = buf + strlen(buf);
+    while (end > buf + 2 && end[-1] == '0' && end[-2] != '.')
+        *--end = '\0';
+    return buf;
+}

@@ -107,9 +107,15 @@ static void flush_buffer(rp_out *out)
     out->len = 0;
 }
 
+size_t rp_out_written(const rp_out *out)
+{
+    return out->written;
+}
+
 void rp_out_write(rp_out *out, const void *data, size_t len)
 {
     const char *p = data;
+    out->written += len;
     while (len > 0) {
         if (out->len == sizeof(out->buf)) {
             flush_buffer(out);

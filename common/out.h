@@ -22,6 +22,7 @@ typedef struct rp_out {
     bool own_fp;  /* close fp at rp_out_close */
     int error;    /* first errno seen (EIO when zlib gives none), 0 if none */
     size_t len;
+    size_t written; /* bytes given to rp_out_write so far */
     /* rp_out_between_chunks: called after each buffer is written */
     void (*between_chunks)(void *arg);
     void *between_arg;
@@ -49,6 +50,8 @@ rp_out *rp_out_stream(FILE *fp, bool own);
 rp_out *rp_out_fd(int fd, int gzip_level);
 
 void rp_out_write(rp_out *out, const void *data, size_t len);
+/* The bytes written so far (before compression). */
+size_t rp_out_written(const rp_out *out);
 void rp_out_puts(rp_out *out, const char *s);
 void rp_out_printf(rp_out *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -73,3 +73,80 @@ void rp_flatcum_free(rp_flatcum *fc)
     free(fc->cum);
     memset(fc, 0, sizeof(*fc));
 }
+
+static rp_name_weight *entry_of(rp_by_name *b, const char *name)
+{
+    uint32_t id = rp_strtab_intern(&b->names, name, strlen(name));
+    if (id == RP_IDX_NONE || RP_VEC_RESERVE(b->list, b->cap, (size_t)id + 1) != 0)
+        return NULL;
+    for (; b->count <= id; b->count++)
+        b->list[b->count] = (rp_name_weight){0};
+    return &b->list[id];
+}
+
+static int add_by_name(rp_by_name *b, const rp_profile *p, const rp_frame_weight *fw, bool self)
+{
+    rp_name_weight *e = entry_of(b, rp_profile_str(p, p->frames[fw->frame].label));
+    if (!e)
+        return -1;
+    if (self)
+        e->self += fw->weight;
+    else
+        e->total += fw->weight;
+    return 0;
+}
+
+int rp_by_name_compute(const rp_profile *p, rp_by_name *out)
+{
+    *out = (rp_by_name){0};
+    rp_strtab_init(&out->names);
+    rp_flatcum fc;
+    if (rp_flatcum_compute(p, &fc) != 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < fc.flat_count && rc == 0; i++)
+        rc = add_by_name(out, p, &fc.flat[i], true);
+    for (size_t i = 0; i < fc.cum_count && rc == 0; i++)
+        rc = add_by_name(out, p, &fc.cum[i], false);
+    out->total = fc.total;
+    rp_flatcum_free(&fc);
+    /* the names stay where they are now that every one is interned */
+    for (size_t i = 0; i < out->count && rc == 0; i++)
+        out->list[i].name = rp_strtab_get(&out->names, (uint32_t)i, NULL);
+    return rc;
+}
+
+void rp_by_name_free(rp_by_name *b)
+{
+    rp_strtab_free(&b->names);
+    free(b->list);
+    *b = (rp_by_name){0};
+}
+
+const rp_name_weight *rp_by_name_find(const rp_by_name *b, const char *name)
+{
+    uint32_t id = rp_strtab_find(&b->names, name, strlen(name));
+    return id == RP_IDX_NONE ? NULL : &b->list[id];
+}
+
+static int self_descending(const void *a, const void *b)
+{
+    const rp_name_weight *x = a, *y = b;
+    if (x->self != y->self)
+        return x->self > y->self ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+rp_name_weight *rp_by_name_by_self(const rp_by_name *b, size_t *count)
+{
+    rp_name_weight *sorted = rp_alloc_array(b->count + 1, sizeof(*sorted));
+    if (!sorted)
+        return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < b->count; i++)
+        if (b->list[i].self > 0)
+            sorted[n++] = b->list[i];
+    qsort(sorted, n, sizeof(*sorted), self_descending);
+    *count = n;
+    return sorted;
+}

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/strtab.h"
 #include "profile.h"
 
 typedef struct rp_frame_weight {
@@ -30,5 +31,29 @@ typedef struct rp_flatcum {
 /* Returns 0, or -1 when out of memory. */
 int rp_flatcum_compute(const rp_profile *p, rp_flatcum *out);
 void rp_flatcum_free(rp_flatcum *fc);
+
+/* The same summed by method name (the frame's label: a method under two
+ * paths counts once), as the gem's tables and summaries count: self is
+ * the flat weight, total the cumulative. */
+typedef struct rp_name_weight {
+    const char *name;
+    int64_t self, total;
+} rp_name_weight;
+
+typedef struct rp_by_name {
+    rp_strtab names;
+    rp_name_weight *list; /* by name id (rp_by_name_find) */
+    size_t count, cap;
+    int64_t total; /* every sample's weight */
+} rp_by_name;
+
+/* Returns 0, or -1 when out of memory (free it either way). */
+int rp_by_name_compute(const rp_profile *p, rp_by_name *out);
+void rp_by_name_free(rp_by_name *b);
+/* The entry of method `name`, or NULL. */
+const rp_name_weight *rp_by_name_find(const rp_by_name *b, const char *name);
+/* The names with self time, heaviest first (ties by name), into a
+ * malloc'd array of *count entries; NULL when out of memory. */
+rp_name_weight *rp_by_name_by_self(const rp_by_name *b, size_t *count);
 
 #endif

@@ -132,6 +132,10 @@ static int map_meta(rp_meta *out, const rp_meta *src, const struct id_maps *m)
     out->rperf_version = mapped(m, src->rperf_version);
     out->ruby_version = mapped(m, src->ruby_version);
     out->cwd = mapped(m, src->cwd);
+    out->hostname = mapped(m, src->hostname);
+    out->created_at = mapped(m, src->created_at);
+    out->git = mapped(m, src->git);
+    out->meta_labels = mapped(m, src->meta_labels);
     out->command = rp_alloc_array(src->command_len, sizeof(uint32_t));
     if (!out->command)
         return -1;
@@ -255,6 +259,10 @@ static int take_process_facts(rp_meta *dst, const rp_meta *src)
     dst->rperf_version = src->rperf_version;
     dst->ruby_version = src->ruby_version;
     dst->cwd = src->cwd;
+    dst->hostname = src->hostname;
+    dst->created_at = src->created_at;
+    dst->git = src->git;
+    dst->meta_labels = src->meta_labels;
     take_counters(dst, src, file_end(src));
     return 0;
 }

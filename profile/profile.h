@@ -99,6 +99,10 @@ typedef struct rp_meta {
     uint32_t rperf_version;    /* string id, or RP_IDX_NONE */
     uint32_t ruby_version;     /* string id, or RP_IDX_NONE */
     uint32_t cwd;              /* the working directory at start: string id, or RP_IDX_NONE */
+    /* The gem 0.11's meta (schema.h): string ids, or RP_IDX_NONE. git and
+     * meta_labels hold their object's JSON text (common/json_flat.h);
+     * created_at, ISO 8601 UTC, is stamped when first written. */
+    uint32_t hostname, created_at, git, meta_labels;
     uint32_t *command;         /* string ids of argv words */
     size_t command_len;
     bool has_gc, has_os, has_yjit;

@@ -21,6 +21,7 @@
 
 #include "../common/gzip_file.h"
 #include "../common/hash.h"
+#include "../common/json_flat.h"
 #include "profile_read_doc.h"
 #include "profile_read_pprof.h"
 #include "schema.h"
@@ -253,6 +254,51 @@ static int read_label_sets(struct doc *d, rp_jtok tok)
     return 0;
 }
 
+/* --- meta (the gem 0.11's) ---------------------------------------------------- */
+
+/* A flat object of the meta (git, labels) as its canonical JSON text. */
+static int read_flat_object(struct doc *d, rp_jtok tok, const char *what, uint32_t *dst)
+{
+    if (tok == RP_JT_NULL)
+        return 0;
+    if (tok != RP_JT_BEGIN_OBJECT)
+        return rp_doc_key_shape_error(d, tok, what, "an object");
+    char *text = NULL, why[RP_JSON_FLAT_ERROR_MAX];
+    if (rp_json_flat_read(&d->jr, &text, why) != 0)
+        return rp_doc_fail(d->err, "\"meta\".\"%s\": %s", what, why);
+    *dst = rp_profile_cstring(d->p, text);
+    free(text);
+    return *dst == RP_IDX_NONE ? out_of_memory(d) : 0;
+}
+
+/* "meta": where the profile was made (its summary is recomputed, and the
+ * versions and mode are the document's own members). */
+static int read_meta(struct doc *d, rp_jtok tok)
+{
+    if (tok != RP_JT_BEGIN_OBJECT)
+        return rp_doc_key_shape_error(d, tok, RP_KEY_META, "an object");
+    rp_meta *m = &d->p->meta;
+    while ((tok = rp_jr_next(&d->jr)) == RP_JT_KEY) {
+        char key[32];
+        snprintf(key, sizeof(key), "%.*s", (int)(d->jr.str_len < 31 ? d->jr.str_len : 31), d->jr.str);
+        tok = rp_jr_next(&d->jr);
+        int rc;
+        if (strcmp(key, RP_KEY_META_HOSTNAME) == 0)
+            rc = read_string_id(d, tok, key, &m->hostname);
+        else if (strcmp(key, RP_KEY_META_CREATED_AT) == 0)
+            rc = read_string_id(d, tok, key, &m->created_at);
+        else if (strcmp(key, RP_KEY_META_GIT) == 0)
+            rc = read_flat_object(d, tok, key, &m->git);
+        else if (strcmp(key, RP_KEY_META_LABELS) == 0)
+            rc = read_flat_object(d, tok, key, &m->meta_labels);
+        else
+            rc = rp_jr_skip(&d->jr, tok) ? 0 : shape_error(d, RP_JT_ERROR, "");
+        if (rc != 0)
+            return rc;
+    }
+    return tok == RP_JT_END_OBJECT ? 0 : shape_error(d, RP_JT_ERROR, "");
+}
+
 /* --- the document -------------------------------------------------------- */
 
 static int read_member(struct doc *d)
@@ -282,6 +328,8 @@ static int read_member(struct doc *d)
         return read_string_id(d, tok, key, &m->ruby_version);
     if (strcmp(key, RP_KEY_CWD) == 0)
         return read_string_id(d, tok, key, &m->cwd);
+    if (strcmp(key, RP_KEY_META) == 0)
+        return read_meta(d, tok);
     if (strcmp(key, RP_KEY_GC) == 0)
         return rp_doc_read_fields(d, tok, key, &m->gc, rp_gc_fields, &m->has_gc);
     if (strcmp(key, RP_KEY_OS) == 0)

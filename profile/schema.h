@@ -89,6 +89,22 @@
 #define RP_KEY_CWD "cwd"                   /* ext: the working directory at start */
 #define RP_KEY_YJIT_RATIO "yjit_ratio"     /* ext */
 
+/* The gem 0.11's "meta" and "summary", the document's first two members
+ * so that a lister reads only the head of a file (Rperf.read_meta):
+ * meta {format_version, created_at, ruby_version, rperf_version, mode,
+ * hostname, git {sha, branch, subject, committed_at, dirty}, labels {}};
+ * summary {total_ms, cpu_ms, gc_count_minor, gc_count_major, gc_ms,
+ * allocated_objects, freed_objects, maxrss_mb, samples, top_methods [{name,
+ * self_pct, total_pct}]}, written from the profile (readers recompute it). */
+#define RP_KEY_META "meta"
+#define RP_KEY_SUMMARY "summary"
+#define RP_META_FORMAT_VERSION 1
+#define RP_KEY_META_HOSTNAME "hostname"
+#define RP_KEY_META_CREATED_AT "created_at"
+#define RP_KEY_META_GIT "git"
+#define RP_KEY_META_LABELS "labels"
+#define RP_SUMMARY_TOP_METHODS 50
+
 #define RP_KEY_GC "gc" /* ext object */
 #define RP_KEY_GEM_GC_STATS "gc_stats" /* the gem's GC object (read only) */
 #define RP_KEY_GC_COUNT "count"

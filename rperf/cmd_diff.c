@@ -1,8 +1,9 @@
 /*
- * rperf/cmd_diff.c — `rperf diff [--html|--text|--top] [--normalize]
- * [-o OUT] BASE TARGET`: two profiles compared (target - base), as text
- * (the default), the top table, or the differential flame graph opened in
- * a browser (or written to OUT); with --check PCT [--json], the
+ * rperf/cmd_diff.c — `rperf diff [--html|--text|--top|--format
+ * table|table-json] [--normalize] [-o OUT] BASE TARGET`: two profiles
+ * compared (target - base), as text (the default), the top table, the
+ * flat diff table, or the differential flame graph opened in a browser
+ * (or written to OUT); with --check PCT [--json], the
  * regression gate over several runs per side (rperf-analyze diff --check:
  * exit status 1 when a method regressed).
  */
@@ -28,6 +29,16 @@ int rperf_cmd_diff(int argc, char **argv)
         } else if ((strcmp(a, "--normalize") == 0 || strcmp(a, "--lines") == 0 || strcmp(a, "--json") == 0) &&
                    n < 12) {
             args[n++] = a;
+        } else if ((got = rperf_opt_value(argc, argv, &i, NULL, "--format", &out, rperf_diff_usage))) {
+            if (got < 0)
+                return 1;
+            if (strcmp(out, "table") != 0 && strcmp(out, "table-json") != 0)
+                return rperf_usage_error(rperf_diff_usage, "invalid argument: --format %s", out);
+            view = "table";
+            if (n < 12) {
+                args[n++] = "--format";
+                args[n++] = out;
+            }
         } else if ((got = rperf_opt_value(argc, argv, &i, NULL, "--check", &out, rperf_diff_usage))) {
             if (got < 0)
                 return 1;

@@ -22,8 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "meta.h"
 #include "subcommands.h"
 #include "options.h"
 #include "tools.h"
@@ -32,8 +34,11 @@
 struct run_options {
     const char *command; /* record, stat or exec */
     rperf_usage_fn *usage;
-    const char *output, *format, *frequency, *mode, *signal, *interval, *alloc;
-    bool print, inherit, aggregate, report, keep, verbose, lines, defer;
+    const char *output, *format, *frequency, *mode, *signal, *interval, *alloc, *snapshot_dir;
+    bool print, inherit, aggregate, report, keep, verbose, lines, defer, print_env;
+    const char *labels[64]; /* --label KEY=VALUE */
+    int label_count;
+    char *meta_git, *meta_labels; /* the profile's meta for the agent (meta.h) */
 };
 
 /* Options up to the command; its index into *first. Returns 0, or the
@@ -50,9 +55,16 @@ static int parse(int argc, char **argv, struct run_options *o, int *first)
             (got = rperf_opt_value(argc, argv, &i, "-f", "--frequency", &o->frequency, o->usage)) ||
             (got = rperf_opt_value(argc, argv, &i, "-m", "--mode", &o->mode, o->usage)) ||
             (got = rperf_opt_value(argc, argv, &i, NULL, "--signal", &o->signal, o->usage)) ||
-            (got = rperf_opt_value(argc, argv, &i, NULL, "--interval", &o->interval, o->usage))) {
+            (got = rperf_opt_value(argc, argv, &i, NULL, "--interval", &o->interval, o->usage)) ||
+            (got = rperf_opt_value(argc, argv, &i, NULL, "--snapshot-dir", &o->snapshot_dir, o->usage))) {
             if (got < 0)
                 return 1;
+        } else if ((got = rperf_opt_value(argc, argv, &i, NULL, "--label", &alloc, o->usage))) {
+            if (got < 0)
+                return 1;
+            if (o->label_count == (int)(sizeof(o->labels) / sizeof(o->labels[0])))
+                return rperf_die_usage("at most %d --label options", o->label_count);
+            o->labels[o->label_count++] = alloc;
         } else if (rperf_opt_alloc(a, &alloc)) {
             o->alloc = alloc;
         } else if (rperf_opt_flag(a, "-p", "--print")) {
@@ -69,6 +81,8 @@ static int parse(int argc, char **argv, struct run_options *o, int *first)
             o->report = true;
         } else if (strcmp(a, "--keep") == 0) {
             o->keep = true;
+        } else if (strcmp(a, "--print-env") == 0) {
+            o->print_env = true;
         } else if (rperf_opt_flag(a, "-v", "--verbose")) {
             o->verbose = true;
         } else if (rperf_opt_flag(a, "-h", "--help")) {
@@ -152,21 +166,84 @@ static int check(struct run_options *o)
         return rperf_die_usage("record: --report belongs to stat");
     if (o->print && !record)
         return rperf_die_usage("%s: --print belongs to record", o->command);
+    if (o->print_env && !record)
+        return rperf_die_usage("%s: --print-env belongs to record", o->command);
+    for (int i = 0; i < o->label_count; i++)
+        if (o->labels[i][0] == '=' || !strchr(o->labels[i], '=')) {
+            fprintf(stderr, "Error: --label must be KEY=VALUE, got: \"%s\"\n", o->labels[i]);
+            return 1;
+        }
+    if (o->snapshot_dir && !record)
+        return rperf_die_usage("%s: --snapshot-dir belongs to record", o->command);
+    if (o->snapshot_dir && (o->output || o->print)) {
+        fputs("Error: --snapshot-dir and -o/--output (or -p) are mutually exclusive\n", stderr);
+        return 1;
+    }
+    if (o->snapshot_dir && o->format && *o->format && strcmp(o->format, "json") != 0) {
+        fprintf(stderr, "Error: --snapshot-dir requires JSON format (got --format=%s)\n", o->format);
+        return 1;
+    }
     return 0;
 }
 
-/* The environment the command runs in: rperf's, and the agent's
- * variables (replacing any of the same name). */
-static char **command_env(const struct run_options *o, const rperf_tools *t, const char *session)
+/* mkdir -p: `dir` and the directories above it. Returns 0, or -1 (said). */
+static int make_dirs(const char *dir)
 {
-    extern char **environ;
-    size_t n = 0;
-    while (environ[n])
-        n++;
-    char **env = calloc(n + 16, sizeof(*env));
-    if (!env)
-        return NULL;
-    char *added[16];
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
+        return fprintf(stderr, "rperf: --snapshot-dir is too long\n"), -1;
+    for (char *p = path + 1;; p++) {
+        bool end = *p == '\0';
+        if (*p == '/' || end) {
+            *p = '\0';
+            if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+                fprintf(stderr, "rperf: cannot make the directory %s: %s\n", path, strerror(errno));
+                return -1;
+            }
+            if (end)
+                return 0;
+            *p = '/';
+        }
+    }
+}
+
+/* --snapshot-dir DIR: the output is DIR/rperf-<sha7>-<time>.json.gz (a
+ * second run in the same second on the same commit adds its pid). */
+static int snapshot_output(struct run_options *o, char *path, size_t size)
+{
+    if (make_dirs(o->snapshot_dir) != 0)
+        return -1;
+    char name[128];
+    rperf_meta_snapshot_name(o->meta_git, (long)getpid(), name, sizeof(name));
+    snprintf(path, size, "%s/%s", o->snapshot_dir, name);
+    if (access(path, F_OK) == 0 && strlen(path) > 8)
+        snprintf(path + strlen(path) - 8, size - (strlen(path) - 8), "-%ld.json.gz", (long)getpid());
+    o->output = path;
+    return 0;
+}
+
+/* The commit (before the program runs: it may change directory) and the
+ * labels, for the profile's meta. */
+static int collect_meta(struct run_options *o)
+{
+    o->meta_git = rperf_meta_git();
+    o->meta_labels = o->label_count ? rperf_meta_labels(o->labels, o->label_count) : NULL;
+    if (!o->meta_git || (o->label_count && !o->meta_labels)) {
+        fputs("rperf: out of memory\n", stderr);
+        return -1;
+    }
+    return 0;
+}
+
+#define AGENT_VARIABLES_MAX 16
+
+/* The agent's variables for a command recorded into `session`, as
+ * "NAME=value" strings in added[] (malloc'd); returns how many. Quiet:
+ * rperf reports the profile itself (with --print-env, no rperf is there
+ * to, and the first process says where its session is). */
+static int agent_variables(const struct run_options *o, const rperf_tools *t, const char *session, bool quiet,
+                           char *added[AGENT_VARIABLES_MAX])
+{
     int k = 0;
     const char *preload = getenv("LD_PRELOAD");
 #define ADD(...) (void)(asprintf(&added[k], __VA_ARGS__) >= 0 && k++)
@@ -175,7 +252,8 @@ static char **command_env(const struct run_options *o, const rperf_tools *t, con
     else
         ADD("LD_PRELOAD=%s", t->agent);
     ADD("RPERF_SESSION_DIR=%s", session);
-    ADD("RPERF_QUIET=1");
+    if (quiet)
+        ADD("RPERF_QUIET=1");
     ADD("RPERF_MODE=%s", o->mode);
     ADD("RPERF_FREQUENCY=%s", o->frequency);
     ADD("RPERF_INHERIT=%d", o->inherit);
@@ -191,7 +269,27 @@ static char **command_env(const struct run_options *o, const rperf_tools *t, con
         ADD("RPERF_INTERVAL=%s", o->interval);
     if (o->alloc)
         ADD("RPERF_ALLOC=%s", o->alloc);
+    if (o->meta_git)
+        ADD("RPERF_META_GIT=%s", o->meta_git);
+    if (o->meta_labels)
+        ADD("RPERF_META_LABELS=%s", o->meta_labels);
 #undef ADD
+    return k;
+}
+
+/* The environment the command runs in: rperf's, and the agent's
+ * variables (replacing any of the same name). */
+static char **command_env(const struct run_options *o, const rperf_tools *t, const char *session)
+{
+    extern char **environ;
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + AGENT_VARIABLES_MAX + 1, sizeof(*env));
+    if (!env)
+        return NULL;
+    char *added[AGENT_VARIABLES_MAX];
+    int k = agent_variables(o, t, session, true, added);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         bool replaced = false;
@@ -275,6 +373,53 @@ static int analyze(const struct run_options *o, const char *session, const char 
     return 0;
 }
 
+/* --print-env: the agent's variables as `export NAME='value'` lines for
+ * a shell to eval, and nothing run: a wrapper (a CI script) runs the
+ * command unchanged in that environment. Every process it starts writes
+ * its profile into the session directory (-o DIR, default
+ * ./rperf-session), which rperf report and rperf-analyze read; each
+ * top-level process is a root there, its children follow it (so the gem's
+ * RPERF_ROOT_PROCESS is not needed). */
+static int print_env(const struct run_options *o, int first, int argc)
+{
+    if (first < argc)
+        return rperf_die_usage("record: --print-env runs no command; run it in the environment printed");
+    const char *dir = o->output ? o->output : "rperf-session";
+    static const char *const files[] = {".gz", ".json", ".html", ".txt", ".collapsed"};
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+        if (strlen(dir) >= strlen(files[i]) && strcmp(dir + strlen(dir) - strlen(files[i]), files[i]) == 0)
+            return rperf_die_usage("record: with --print-env, -o names the session directory the profiles "
+                                   "go to, not one file: got '%s'",
+                                   dir);
+    char session[PATH_MAX], cwd[PATH_MAX];
+    if (dir[0] != '/' && !getcwd(cwd, sizeof(cwd))) {
+        fprintf(stderr, "rperf: cannot read the working directory: %s\n", strerror(errno));
+        return 1;
+    }
+    if (snprintf(session, sizeof(session), "%s%s%s", dir[0] == '/' ? "" : cwd, dir[0] == '/' ? "" : "/", dir) >=
+        (int)sizeof(session))
+        return rperf_die_usage("record: -o is too long");
+    rperf_tools t;
+    if (rperf_locate(&t) != 0)
+        return 1;
+    char *added[AGENT_VARIABLES_MAX];
+    int k = agent_variables(o, &t, session, false, added);
+    for (int a = 0; a < k; a++) {
+        size_t name = strcspn(added[a], "=");
+        printf("export %.*s='", (int)name, added[a]);
+        for (const char *c = added[a] + name + 1; *c; c++) {
+            if (*c == '\'')
+                fputs("'\\''", stdout); /* ' ends the quote, \' is one, ' opens it again */
+            else
+                putchar(*c);
+        }
+        puts("'");
+        free(added[a]);
+    }
+    printf("# the profiles go to %s: rperf report %s, rperf-analyze stat %s\n", session, session, session);
+    return fflush(stdout) == 0 ? 0 : 1;
+}
+
 int rperf_cmd_run(int argc, char **argv)
 {
     struct run_options o = {.command = argv[0], .frequency = "1000", .inherit = true, .aggregate = true};
@@ -284,10 +429,17 @@ int rperf_cmd_run(int argc, char **argv)
     int first = argc, rc = parse(argc, argv, &o, &first);
     if (rc)
         return rc;
-    if (first >= argc)
+    if (first >= argc && !o.print_env)
         return rperf_usage_error(o.usage, "No command specified.");
     if ((rc = check(&o)))
         return rc;
+    if (collect_meta(&o) != 0)
+        return 1;
+    if (o.print_env)
+        return print_env(&o, first, argc);
+    char snapshot[PATH_MAX + 128];
+    if (o.snapshot_dir && snapshot_output(&o, snapshot, sizeof(snapshot)) != 0)
+        return 1;
     if (strcmp(o.command, "exec") == 0)
         o.report = true;
     if (record && !o.output && !o.print)

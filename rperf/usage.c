@@ -84,7 +84,16 @@ static void run_usage(FILE *out, const char *cmd)
           "                                     --alloc=window: only in 10 ms windows about\n"
           "                                     every second (always-on, for production)\n"
           "        --keep                       Keep the session directory (its path is printed)\n"
-          "    -v, --verbose                    Print sampling statistics to stderr\n"
+          "        --label KEY=VALUE            Add a label to the profile's meta (repeatable)\n",
+          out);
+    if (strcmp(cmd, "record") == 0)
+        fputs("        --snapshot-dir DIR           Save as DIR/rperf-<sha7>-<timestamp>.json.gz\n"
+              "                                     (rperf-nogit-<timestamp>-<pid>.json.gz outside git)\n"
+              "        --print-env                  Print the environment (export lines) a command\n"
+              "                                     is profiled in, and run nothing; -o DIR: the\n"
+              "                                     session directory (default ./rperf-session)\n",
+              out);
+    fputs("    -v, --verbose                    Print sampling statistics to stderr\n"
           "    -h, --help                       Show this help\n"
           "\n"
           "Run 'rperf help' for full documentation (modes, formats, diagnostics guide, etc.)\n",
@@ -115,6 +124,8 @@ void rperf_report_usage(FILE *out)
           "        --top                        Print top functions by flat time\n"
           "        --text                       Print text report\n"
           "        --html                       Output the HTML viewer to stdout\n"
+          "        --format FORMAT              Flat table for tools and language models:\n"
+          "                                     'table' (TSV) or 'table-json' (JSON)\n"
           "        --lines                      One row per line of code (profiles with lines)\n"
           "    -h, --help                       Show this help\n",
           out);
@@ -128,6 +139,8 @@ void rperf_diff_usage(FILE *out)
           "        --top                        Print top functions by diff\n"
           "        --text                       Print text diff report (the default)\n"
           "        --html                       Open the differential flame graph (-o OUT: write it)\n"
+          "        --format FORMAT              Flat diff table for tools and language models:\n"
+          "                                     'table' (TSV) or 'table-json' (JSON)\n"
           "        --normalize                  Compare shares of each side's total, not times\n"
           "        --check PCT                  Fail (status 1) when a method's self time per run\n"
           "                                     grew by more than PCT%, significantly (several\n"

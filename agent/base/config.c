@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/json_flat.h"
 #include "log.h"
 
 /* Strict decimal integer: digits only, no sign, no spaces, fits in long. */
@@ -149,6 +150,26 @@ static int load_enabled(rp_config *cfg)
     return 0;
 }
 
+/* A flat JSON object from `var` into out, canonically; left empty when
+ * unset or "null", and when it is not one, after a line saying so: the
+ * program is still profiled, without that part of its meta. */
+static void load_meta(const char *var, char out[RP_META_TEXT_MAX])
+{
+    const char *v = getenv(var);
+    out[0] = '\0';
+    if (!v || !*v || strcmp(v, "null") == 0)
+        return;
+    char *text = NULL, why[RP_JSON_FLAT_ERROR_MAX];
+    if (rp_json_flat_canonical(v, strlen(v), &text, why) != 0)
+        rp_log("%s is not a JSON object of strings, numbers and booleans (%s); the profile's meta leaves it out",
+               var, why);
+    else if (strlen(text) >= RP_META_TEXT_MAX)
+        rp_log("%s is longer than %d bytes; the profile's meta leaves it out", var, RP_META_TEXT_MAX - 1);
+    else
+        memcpy(out, text, strlen(text) + 1);
+    free(text);
+}
+
 int rp_config_load(rp_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
@@ -161,5 +182,7 @@ int rp_config_load(rp_config *cfg)
         load_flag("RPERF_DEFER", false, &cfg->defer) != 0 || load_max_stacks(cfg) != 0 ||
         load_interval(cfg) != 0 || load_alloc(cfg) != 0 || load_slow(cfg) != 0)
         return -1;
+    load_meta("RPERF_META_GIT", cfg->meta_git);
+    load_meta("RPERF_META_LABELS", cfg->meta_labels);
     return 0;
 }

@@ -43,6 +43,9 @@
 #define RP_SLOW_KEEP_MAX 1000
 #define RP_SLOW_MS_MAX 3600000
 
+/* RPERF_META_GIT / RPERF_META_LABELS, as JSON text (the room for it). */
+#define RP_META_TEXT_MAX 4096
+
 typedef struct rp_config {
     bool dormant;     /* RPERF_ENABLED=0: only sessions of the Rperf API record */
     rp_mode mode;
@@ -65,6 +68,13 @@ typedef struct rp_config {
     long alloc_follow;/* sampled objects followed at most (RPERF_ALLOC_FOLLOW) */
     long slow_ms;     /* a slow request's time at least (RPERF_SLOW_MS), 0: the slowest */
     long slow_keep;   /* slow requests kept per endpoint and part (RPERF_SLOW_KEEP) */
+    /* The profile's meta (the gem 0.11's): RPERF_META_GIT, the commit the
+     * rperf command found before running the program ({"sha":...}), and
+     * RPERF_META_LABELS, `--label KEY=VALUE` ({"ci":"x"}), each a flat JSON
+     * object written canonically; "" when unset, "null" or not valid (said
+     * once, and the profile is made without it). */
+    char meta_git[RP_META_TEXT_MAX];
+    char meta_labels[RP_META_TEXT_MAX];
 } rp_config;
 
 /* Fills `cfg` from the environment. On an invalid value, prints one line

@@ -28,6 +28,7 @@ __attribute__((visibility("default"))) const rp_core_api rperf_agent_core = {
     .take_session_part = rp_agent_take_session_part,
     .set_session_sink = rp_agent_set_session_sink,
     .process_facts = rp_procstats_fill,
+    .meta_facts = rp_procstats_fill_meta,
     .current_thread = rp_sampler_current_thread,
     .labels_merge = rp_labels_merge,
     .labels_hold = rp_labels_hold,

@@ -52,8 +52,10 @@ typedef struct rp_core_api {
     void (*free_window)(rp_window *w);
     int (*take_session_part)(rp_profile *p);
     void (*set_session_sink)(void (*sink)(rp_profile *part));
-    /* procstats.h: the process's command, Ruby, GC and OS facts now. */
+    /* procstats.h: the process's command, Ruby, GC and OS facts now; the
+     * meta alone (host, commit, labels). */
     void (*process_facts)(rp_profile *p);
+    void (*meta_facts)(rp_profile *p);
 
     /* sampler.h: the calling thread's record (labels live in it). */
     rp_thread *(*current_thread)(void);

@@ -114,6 +114,7 @@ static void start_agent(void)
     if (!agent.cfg.dormant && dladdr((void *)start_agent, &self) && self.dli_fname)
         rp_child_env_init(agent.session.dir, agent.session.root_pid, agent.cfg.inherit, self.dli_fname);
     rp_procstats_capture_command();
+    rp_procstats_set_meta(agent.cfg.meta_git, agent.cfg.meta_labels);
     rp_thread_cpu_init();
     if (rp_threads_init() != 0 || rp_sampler_init() != 0)
         return;

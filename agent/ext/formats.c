@@ -15,10 +15,12 @@
 #include "../../profile/encode/collapsed.h"
 #include "../../profile/encode/report.h"
 #include "../../profile/encode/stat.h"
+#include "../../profile/encode/table.h"
 #include "../../profile/encode/verbose.h"
 #include "../../profile/diag.h"
 #include "../../profile/load.h"
 #include "../../profile/merge.h"
+#include "../../profile/meta_read.h"
 #include "../../profile/output.h"
 #include "../../profile/profile_read.h"
 #include "profile_hash.h"
@@ -132,6 +134,68 @@ static VALUE rperf_encode(VALUE self, VALUE data, VALUE format)
     return encode(data, write_format, &j, j.format->binary);
 }
 
+/* Rperf._read_meta(path): [meta JSON, summary JSON] from the head of the
+ * file (meta_read.h), or [nil, nil] when it has them not or cannot be
+ * read. */
+static VALUE rperf_read_meta(VALUE self, VALUE path)
+{
+    (void)self;
+    char *meta = NULL, *summary = NULL, err[RP_READ_ERROR_MAX];
+    int rc = rp_meta_read(StringValueCStr(path), &meta, &summary, err);
+    VALUE pair = rb_ary_new_from_args(2, rc == 1 && meta ? rb_utf8_str_new_cstr(meta) : Qnil,
+                                      rc == 1 && summary ? rb_utf8_str_new_cstr(summary) : Qnil);
+    free(meta);
+    free(summary);
+    return pair;
+}
+
+/* Rperf._table(data, json, limit): the flat table (table.h), TSV or JSON. */
+static VALUE rperf_table(VALUE self, VALUE data, VALUE json, VALUE limit)
+{
+    (void)self;
+    format_job j = {rp_format_named(RTEST(json) ? "table-json" : "table"), RP_ENCODE_OPTS_DEFAULT};
+    j.opts.top = NUM2INT(limit);
+    return encode(data, write_format, &j, false);
+}
+
+/* The diff table's base, made a profile before the head is encoded. */
+typedef struct diff_job {
+    VALUE base_data, head_data;
+    rp_profile base;
+    bool has_base, json;
+    int rows;
+} diff_job;
+
+static int write_table_diff(const rp_profile *head, rp_out *out, const void *ctx)
+{
+    const diff_job *j = ctx;
+    return rp_table_diff_write(&j->base, head, out, j->json, j->rows);
+}
+
+static VALUE diff_body(VALUE arg)
+{
+    diff_job *j = (diff_job *)arg;
+    j->has_base = true;
+    rp_profile_from_hash(j->base_data, &j->base);
+    return encode(j->head_data, write_table_diff, j, false);
+}
+
+static VALUE diff_done(VALUE arg)
+{
+    diff_job *j = (diff_job *)arg;
+    if (j->has_base)
+        rp_profile_free(&j->base);
+    return Qnil;
+}
+
+/* Rperf._table_diff(base, head, json, limit): the flat diff table. */
+static VALUE rperf_table_diff(VALUE self, VALUE base, VALUE head, VALUE json, VALUE limit)
+{
+    (void)self;
+    diff_job j = {.base_data = base, .head_data = head, .json = RTEST(json), .rows = NUM2INT(limit)};
+    return rb_ensure(diff_body, (VALUE)&j, diff_done, (VALUE)&j);
+}
+
 /* --- files ------------------------------------------------------------- */
 
 typedef struct saving {
@@ -157,6 +221,8 @@ static VALUE save_body(VALUE arg)
     s->profile.meta.pid = getpid();
     s->profile.meta.ppid = getppid();
     s->profile.meta.rperf_version = rp_profile_cstring(&s->profile, RP_VERSION);
+    if (s->profile.meta.hostname == RP_IDX_NONE) /* a Hash of Rperf.load keeps its file's meta */
+        core->meta_facts(&s->profile);
     const char *path = StringValueCStr(s->path);
     int err = rp_output_file(path, RP_FILE_SHARED, rp_format_compressed(s->format, path), write_saved, s);
     if (err)
@@ -375,6 +441,9 @@ void rp_formats_define(VALUE rperf, const rp_core_api *c)
     VALUE text = rb_define_module_under(rperf, "Text");
     rb_define_module_function(text, "encode", text_encode, -1);
     rb_define_singleton_method(rperf, "_encode", rperf_encode, 2);
+    rb_define_singleton_method(rperf, "_table", rperf_table, 3);
+    rb_define_singleton_method(rperf, "_read_meta", rperf_read_meta, 1);
+    rb_define_singleton_method(rperf, "_table_diff", rperf_table_diff, 4);
     rb_define_singleton_method(rperf, "_save", rperf_save, 3);
     rb_define_singleton_method(rperf, "_load", rperf_load, 1);
     rb_define_singleton_method(rperf, "_stat_text", rperf_stat_text, 3);

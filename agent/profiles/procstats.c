@@ -22,6 +22,7 @@
 static char *cmdline;     /* NUL-separated argv words */
 static size_t cmdline_len;
 static char *start_dir;   /* the working directory at start */
+static const char *meta_git = "", *meta_labels = ""; /* JSON objects, "": none */
 
 void rp_procstats_capture_command(void)
 {
@@ -154,8 +155,28 @@ static void fill_os(rp_meta *m)
     fill_io(&m->os);
 }
 
+void rp_procstats_set_meta(const char *git, const char *labels)
+{
+    meta_git = git;
+    meta_labels = labels;
+}
+
+void rp_procstats_fill_meta(rp_profile *p)
+{
+    char host[256];
+    if (gethostname(host, sizeof(host)) == 0) {
+        host[sizeof(host) - 1] = '\0';
+        p->meta.hostname = rp_profile_cstring(p, host);
+    }
+    if (*meta_git)
+        p->meta.git = rp_profile_cstring(p, meta_git);
+    if (*meta_labels)
+        p->meta.meta_labels = rp_profile_cstring(p, meta_labels);
+}
+
 void rp_procstats_fill(rp_profile *p)
 {
+    rp_procstats_fill_meta(p);
     fill_command(p);
     p->meta.ruby_version = rp_profile_cstring(p, ruby_version);
     if (start_dir)

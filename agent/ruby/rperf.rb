@@ -27,7 +27,8 @@
 # the agent is dormant until Rperf.start, as the gem is.
 #
 # Middlewares and the viewer: require "rperf/rack", "rperf/sidekiq",
-# "rperf/active_job", "rperf/viewer".
+# "rperf/active_job", "rperf/viewer". Rperf::Table (rperf/table.rb) is
+# loaded with the API, as the gem loads it.
 
 require_relative "rperf/version"
 # What start needs to make a session directory, loaded now rather than
@@ -49,6 +50,7 @@ rescue LoadError => e
   require_relative "rperf/without_agent"
   return
 end
+require_relative "rperf/table"
 
 module Rperf
   # How many methods print_top lists per table (profile/encode/verbose.c's
@@ -187,6 +189,18 @@ module Rperf
         $stderr.puts "rperf: warning: file was saved by rperf #{version} (current: #{VERSION})"
       end
       data
+    end
+
+    # The file's meta and summary ({meta:, summary:}), read from its head
+    # without its samples; nil for a file without them (written before
+    # them) or one that cannot be read.
+    def read_meta(path)
+      meta, summary = _read_meta(path.to_s)
+      return nil if meta.nil? && summary.nil?
+
+      require "json"
+      { meta: meta && JSON.parse(meta, symbolize_names: true),
+        summary: summary && JSON.parse(summary, symbolize_names: true) }
     end
 
     def print_stat(data)

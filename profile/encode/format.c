@@ -12,6 +12,7 @@
 #include "pprof.h"
 #include "report.h"
 #include "speedscope.h"
+#include "table.h"
 
 /* The merged profile in the agent's own format (profile/profile_write.c). */
 static int encode_json(const rp_profile *p, rp_out *out, const rp_encode_opts *opts)
@@ -36,6 +37,10 @@ const rp_format rp_formats[] = {
      .keeps_lines = true, .help = "one merged profile in the agent's format", .encode = encode_json},
     {.name = "html", .extensions = {".html", ".htm", NULL}, .time_slots = true, .keeps_lines = true,
      .help = "a self-contained flame-graph viewer page (offline)", .encode = rp_html_write},
+    {.name = "table", .extensions = {NULL},
+     .help = "method, self %, total %, self ms: TSV for tools and language models", .encode = rp_table_write},
+    {.name = "table-json", .extensions = {NULL},
+     .help = "the same table as a JSON array, its summary last", .encode = rp_table_json_write},
 };
 const size_t rp_format_count = sizeof(rp_formats) / sizeof(rp_formats[0]);
 

@@ -17,7 +17,8 @@ static void clear_env(void)
 {
     const char *vars[] = {"RPERF_MODE", "RPERF_FREQUENCY", "RPERF_SIGNAL", "RPERF_AGGREGATE",
                           "RPERF_INHERIT", "RPERF_QUIET", "RPERF_VERBOSE", "RPERF_LINES",
-                          "RPERF_DEFER", "RPERF_MAX_STACKS", "RPERF_INTERVAL"};
+                          "RPERF_DEFER", "RPERF_MAX_STACKS", "RPERF_INTERVAL", "RPERF_META_GIT",
+                          "RPERF_META_LABELS"};
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
         unsetenv(vars[i]);
 }
@@ -111,12 +112,40 @@ static void test_invalid_values_are_refused(void **state)
     expect_invalid("RPERF_INTERVAL", "10s");
 }
 
+/* The meta's objects: written again in one spelling; "null", a value
+ * that is not a flat object or one too long are left out (said on
+ * stderr), and the agent still profiles. */
+static void test_meta_objects(void **state)
+{
+    (void)state;
+    rp_config c;
+    clear_env();
+    setenv("RPERF_META_LABELS", " { \"ci\" : \"github\", \"pr\": 123, \"ci\": \"gh\\u0041\" } ", 1);
+    setenv("RPERF_META_GIT", "{\"sha\":\"88e1a40\",\"dirty\":false}", 1);
+    assert_int_equal(rp_config_load(&c), 0);
+    assert_string_equal(c.meta_labels, "{\"ci\":\"ghA\",\"pr\":123}");
+    assert_string_equal(c.meta_git, "{\"sha\":\"88e1a40\",\"dirty\":false}");
+    setenv("RPERF_META_GIT", "null", 1);
+    setenv("RPERF_META_LABELS", "{\"a\": {\"nested\": 1}}", 1);
+    assert_int_equal(rp_config_load(&c), 0);
+    assert_string_equal(c.meta_git, "");
+    assert_string_equal(c.meta_labels, "");
+    setenv("RPERF_META_LABELS", "[1, 2]", 1);
+    assert_int_equal(rp_config_load(&c), 0);
+    assert_string_equal(c.meta_labels, "");
+    setenv("RPERF_META_LABELS", "{\"a\": \"b\"} trailing", 1);
+    assert_int_equal(rp_config_load(&c), 0);
+    assert_string_equal(c.meta_labels, "");
+    clear_env();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_valid_values),
         cmocka_unit_test(test_invalid_values_are_refused),
+        cmocka_unit_test(test_meta_objects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

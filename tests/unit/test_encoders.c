@@ -17,6 +17,7 @@
 #include "../../profile/encode/pprof.h"
 #include "../../profile/encode/speedscope.h"
 #include "../../profile/encode/stat.h"
+#include "../../profile/encode/table.h"
 #include "helpers.h"
 
 static const rp_encode_opts default_options = {.top = 50};
@@ -240,6 +241,46 @@ static void test_collapsed_merges_by_label(void **state)
     /* two fibonacci frames differ only by path: one line */
     expect_collapsed(&p, "<main>;Object#fibonacci 2300000\n"
                          "<main>;Kernel#sleep 500000\n");
+}
+
+/* The gem's flat table: one row per method name (two paths of
+ * Object#fibonacci are one row), Ruby's float text, "(other)" past the
+ * rows asked for, a tab or line break in a name made a space, and the
+ * summary; the diff table's change in points, largest first. */
+static void test_tables(void **state)
+{
+    (void)state;
+    rp_profile p, q;
+    make_profile(&p);
+    char *text = NULL;
+    rp_encode_opts one = {.top = 1};
+    CAPTURE_OUTPUT(text, out, { assert_int_equal(rp_table_write(&p, out, &one), 0); });
+    assert_string_equal(text, "method\tself_pct\ttotal_pct\tself_ms\n"
+                              "Object#fibonacci\t82.14\t82.14\t2.3\n"
+                              "(other)\t17.86\t\t0.5\n"
+                              "# summary\ttotal_ms=3000.0\n");
+    free(text);
+    CAPTURE_OUTPUT(text, out, { assert_int_equal(rp_table_json_write(&p, out, NULL), 0); });
+    assert_string_equal(text, "[{\"method\":\"Object#fibonacci\",\"self_pct\":82.14,\"total_pct\":82.14,\"self_ms\":2.3},"
+                              "{\"method\":\"Kernel#sleep\",\"self_pct\":17.86,\"total_pct\":17.86,\"self_ms\":0.5},"
+                              "{\"summary\":{\"total_ms\":3000.0}}]\n");
+    free(text);
+
+    assert_int_equal(rp_profile_init(&q, true), 0);
+    add_sample(&q, 1000000, 1, 0, "a.rb|odd\tname\n", "a.rb|<main>", NULL);
+    add_sample(&q, 3000000, 1, 0, "<C method>|Kernel#sleep", "a.rb|<main>", NULL);
+    CAPTURE_OUTPUT(text, out, { assert_int_equal(rp_table_write(&q, out, NULL), 0); });
+    assert_non_null(strstr(text, "\nodd name \t25.0\t25.0\t1.0\n"));
+    free(text);
+    CAPTURE_OUTPUT(text, out, { assert_int_equal(rp_table_diff_write(&p, &q, out, false, 50), 0); });
+    assert_string_equal(text, "method\tself_pct_base\tself_pct_head\tdelta_pt\n"
+                              "Object#fibonacci\t82.14\t0.0\t-82.14\n"
+                              "Kernel#sleep\t17.86\t75.0\t57.14\n"
+                              "odd name \t0.0\t25.0\t25.0\n"
+                              "# summary\ttotal_ms_base=3000.0\ttotal_ms_head=0.0\ttotal_ms_delta=-3000.0\n");
+    free(text);
+    rp_profile_free(&p);
+    rp_profile_free(&q);
 }
 
 /* Frames with lines are drawn label:line, and one method's two lines are
@@ -701,6 +742,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pprof_decodes),
         cmocka_unit_test(test_collapsed_merges_by_label),
+        cmocka_unit_test(test_tables),
         cmocka_unit_test(test_collapsed_with_lines),
         cmocka_unit_test(test_pprof_lines),
         cmocka_unit_test(test_stat_layout),

@@ -1,0 +1,86 @@
+# The gem 0.11's profile meta and summary: rperf record collects git's
+# view of the working directory before the program runs and takes
+# --label KEY=VALUE; the profile begins with "meta" (commit, branch,
+# subject, dirty tree, host, versions, labels) and "summary" (time, GC,
+# top methods), which Rperf.read_meta reads from the file's head and the
+# analyzer keeps when it merges; --snapshot-dir names the file after the
+# commit; GITHUB_SHA comes first; a bad RPERF_META_LABELS is said and left
+# out, and the program still profiled.
+. "$(dirname "$0")/lib.sh"
+RPERF="$RPERF_TEST_RPERF"
+command -v git >/dev/null || { echo "SKIP: no git on this machine (the meta's commit comes from git)" >&2; exit 77; }
+export GIT_CEILING_DIRECTORIES="$PWD" # the repositories below are the only ones git finds
+unset GITHUB_SHA GITHUB_HEAD_REF GITHUB_REF_NAME
+
+mkdir repo
+cat >repo/hot.rb <<'RUBY'
+require "cpu_burn"
+def hot = burn_cpu(0.3)
+hot
+RUBY
+git -C repo init -q -b trunk
+git -C repo add hot.rb
+git -C repo -c user.name=t -c user.email=t@example.com commit -q -m "Make it hot"
+sha=$(git -C repo rev-parse HEAD)
+
+(cd repo && "$RPERF" record -o ../clean.json.gz --label ci=local --label pr=12 --label ci=again "$RUBY" hot.rb) \
+    2>err.txt || fail "record: $(cat err.txt)"
+zcat clean.json.gz >clean.json
+head -c 9 clean.json | grep -q '^{"meta":{' || fail "the profile does not begin with meta: $(head -c 80 clean.json)"
+"$RUBY" -rjson -e '
+  doc = JSON.parse(File.read("clean.json"))
+  abort "the first two members are #{doc.keys.first(2)}" unless doc.keys.first(2) == %w[meta summary]
+  m, s = doc["meta"], doc["summary"]
+  want = {"sha" => ARGV[0], "branch" => "trunk", "subject" => "Make it hot", "dirty" => false}
+  got = m["git"].slice(*want.keys)
+  abort "git #{m["git"]}, expected #{want}" unless got == want && m["git"]["committed_at"] =~ /\A\d{4}-\d\d-\d\dT/
+  abort "labels #{m["labels"]}" unless m["labels"] == {"ci" => "again", "pr" => "12"} && m["labels"].keys == %w[ci pr]
+  abort "hostname #{m["hostname"]}" unless m["hostname"] == ARGV[1]
+  abort "created_at #{m["created_at"]}" unless m["created_at"] =~ /\A\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\z/
+  abort "meta #{m}" unless m["format_version"] == 1 && m["mode"] == "cpu" && m["ruby_version"] == RUBY_VERSION
+  top = s["top_methods"].first
+  abort "summary top #{top}" unless top["name"] == "Object#burn_cpu" || top["name"] == "Process.clock_gettime"
+  burn = s["top_methods"].find { _1["name"] == "Object#burn_cpu" } # methods with self time
+  abort "Object#burn_cpu not in the summary: #{s["top_methods"]}" unless burn && burn["total_pct"] > 50
+  abort "summary #{s.keys}" unless (%w[total_ms cpu_ms samples top_methods] - s.keys).empty?
+  abort "samples #{s["samples"]}" unless s["samples"] == doc["sampling_count"]
+' "$sha" "$(hostname)" || fail "meta and summary of a clean tree"
+
+# a dirty tree; the file read back by Rperf.read_meta, merged by the analyzer
+echo "# changed" >>repo/hot.rb
+(cd repo && "$RPERF" record -o ../dirty.json.gz "$RUBY" hot.rb) 2>err.txt || fail "record dirty: $(cat err.txt)"
+RPERF_ENABLED=0 LD_PRELOAD="$PRELOAD" "$RUBY" -e '
+  require "rperf"
+  m = Rperf.read_meta("dirty.json.gz")
+  abort "read_meta: #{m.inspect}" unless m && m[:meta][:git][:dirty] == true && m[:meta][:git][:sha] == ARGV[0]
+  abort "no labels were given: #{m[:meta]}" if m[:meta].key?(:labels)
+  abort "summary: #{m[:summary]}" unless m[:summary][:top_methods].any? { _1[:name] == "Object#burn_cpu" }
+  File.write("old.json", %({"rperf_version":"0.9.0","mode":"cpu","aggregated_samples":[]}))
+  abort "a file without meta: #{Rperf.read_meta("old.json").inspect}" unless Rperf.read_meta("old.json").nil?
+  abort "no such file" unless Rperf.read_meta("nothing.json.gz").nil?
+' "$sha" 2>err.txt || fail "Rperf.read_meta: $(cat err.txt)"
+"$ANALYZE" convert --json -o merged.json.gz clean.json.gz || fail "convert"
+zcat merged.json.gz | "$RUBY" -rjson -e 'm = JSON.parse($stdin.read)["meta"]; exit(m["labels"] == {"ci" => "again", "pr" => "12"} && m["git"]["sha"] == ARGV[0] ? 0 : 1)' "$sha" \
+    || fail "the analyzer did not keep the meta: $(zcat merged.json.gz | head -c 400)"
+
+# --snapshot-dir: named after the commit; outside a repository, nogit and the pid
+(cd repo && "$RPERF" record --snapshot-dir ../snaps "$RUBY" hot.rb) 2>err.txt || fail "--snapshot-dir: $(cat err.txt)"
+ls snaps | grep -q "^rperf-${sha:0:7}-[0-9]\{8\}T[0-9]\{6\}Z\.json\.gz$" || fail "snapshot name: $(ls snaps)"
+mkdir plain && cp repo/hot.rb plain/
+(cd plain && "$RPERF" record --snapshot-dir ../nogit "$RUBY" hot.rb) 2>err.txt || fail "--snapshot-dir outside git: $(cat err.txt)"
+ls nogit | grep -q '^rperf-nogit-[0-9]\{8\}T[0-9]\{6\}Z-[0-9]*\.json\.gz$' || fail "nogit name: $(ls nogit)"
+! zcat nogit/*.json.gz | head -c 2000 | grep -q '"git"' || fail "a git object outside a repository"
+
+# GitHub Actions' commit comes first
+(cd plain && GITHUB_SHA=0123456789abcdef0123456789abcdef01234567 GITHUB_REF_NAME=feature \
+    "$RPERF" record -o ../gh.json.gz "$RUBY" hot.rb) 2>err.txt || fail "GITHUB_SHA: $(cat err.txt)"
+zcat gh.json.gz | head -c 600 | grep -q '"git":{"sha":"0123456789abcdef0123456789abcdef01234567","branch":"feature","dirty":false}' \
+    || fail "GITHUB_SHA: $(zcat gh.json.gz | head -c 400)"
+
+# a label object that is not one: said, left out, the program profiled
+RPERF_META_LABELS='{"a": [1]}' profiled bad "$RUBY" plain/hot.rb 2>err.txt || fail "bad labels: $(cat err.txt)"
+grep -q "RPERF_META_LABELS is not a JSON object of strings, numbers and booleans" err.txt || fail "not said: $(cat err.txt)"
+f=$(only_profile bad)
+! zcat "$f" | head -c 2000 | grep -q '"labels"' || fail "bad labels written"
+"$ANALYZE" report "$f" | grep -q "Object#hot" || fail "the program was not profiled with a bad RPERF_META_LABELS"
+note "meta: commit ${sha:0:7} on trunk, labels, dirty tree, read_meta, snapshot names, GITHUB_SHA"
