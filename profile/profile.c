@@ -52,6 +52,18 @@ static const rp_int_field gc_fields[] = {
 };
 const rp_int_fields rp_gc_fields = FIELD_TABLE(gc_fields);
 
+/* The gem's "gc_stats" (0.9 to 0.11): the same counters, other names,
+ * GC time in milliseconds in the time_ns member (callers convert). */
+static const rp_int_field gem_gc_fields[] = {
+    RP_INT_FIELD("count", rp_gc_stats, count),
+    RP_INT_FIELD("minor_count", rp_gc_stats, minor_count),
+    RP_INT_FIELD("major_count", rp_gc_stats, major_count),
+    RP_INT_FIELD("time_ms", rp_gc_stats, time_ns),
+    RP_INT_FIELD("allocated_objects", rp_gc_stats, allocated_objects),
+    RP_INT_FIELD("freed_objects", rp_gc_stats, freed_objects),
+};
+const rp_int_fields rp_gem_gc_fields = FIELD_TABLE(gem_gc_fields);
+
 static const rp_int_field os_fields[] = {
     RP_INT_FIELD(RP_KEY_OS_MAXRSS_KB, rp_os_stats, maxrss_kb),
     RP_INT_FIELD(RP_KEY_OS_MINFLT, rp_os_stats, page_faults_minor),

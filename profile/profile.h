@@ -69,6 +69,12 @@ typedef struct rp_int_fields {
 } rp_int_fields;
 
 extern const rp_int_fields rp_meta_fields; /* top level, in rp_meta */
+/* The gem's "gc_stats" names of rp_gc_stats (its time_ns member holding
+ * milliseconds there: convert), written beside our "gc" so that the
+ * gem's readers (its summary, Rperf::Table) find the GC figures. */
+extern const rp_int_fields rp_gem_gc_fields;
+/* The gem's peak memory in MB (rounded), beside our os.maxrss_kb. */
+#define RP_KEY_GEM_MAXRSS_MB "maxrss_mb"
 extern const rp_int_fields rp_gc_fields;   /* "gc", in rp_gc_stats */
 extern const rp_int_fields rp_os_fields;   /* "os", in rp_os_stats */
 extern const rp_int_fields rp_endpoint_fields;  /* an endpoint of "requests", in rp_endpoint */

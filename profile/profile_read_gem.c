@@ -11,23 +11,13 @@
 #include "profile_read_doc.h"
 #include "schema.h"
 
-/* The gem's "gc_stats" members, in our rp_gc_stats (time is in ms there). */
-static const rp_int_field gem_gc_fields[] = {
-    RP_INT_FIELD("count", rp_gc_stats, count),
-    RP_INT_FIELD("minor_count", rp_gc_stats, minor_count),
-    RP_INT_FIELD("major_count", rp_gc_stats, major_count),
-    RP_INT_FIELD("time_ms", rp_gc_stats, time_ns),
-    RP_INT_FIELD("allocated_objects", rp_gc_stats, allocated_objects),
-    RP_INT_FIELD("freed_objects", rp_gc_stats, freed_objects),
-};
 
 int rp_gem_read_gc_stats(struct doc *d, rp_jtok tok)
 {
     rp_meta *m = &d->p->meta;
     rp_gc_stats gem = {0};
-    rp_int_fields table = {gem_gc_fields, sizeof(gem_gc_fields) / sizeof(gem_gc_fields[0])};
     bool present = false;
-    if (rp_doc_read_fields(d, tok, RP_KEY_GEM_GC_STATS, &gem, table, &present) != 0)
+    if (rp_doc_read_fields(d, tok, RP_KEY_GEM_GC_STATS, &gem, rp_gem_gc_fields, &present) != 0)
         return -1;
     if (!present || m->has_gc)
         return 0; /* our own "gc", when there, wins */

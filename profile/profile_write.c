@@ -90,10 +90,10 @@ static void write_top_methods(rp_json *j, const rp_profile *p)
     rp_by_name_free(&by);
 }
 
-static void write_summary(rp_json *j, const rp_profile *p)
+/* The summary object's members. */
+static void write_summary_object(rp_json *j, const rp_profile *p)
 {
     const rp_meta *m = &p->meta;
-    rp_json_key(j, RP_KEY_SUMMARY);
     rp_json_begin_object(j);
     member_ruby_float(j, "total_ms", (double)m->duration_ns / 1e6, 1);
     if (m->user_ns != 0 || m->sys_ns != 0)
@@ -106,10 +106,24 @@ static void write_summary(rp_json *j, const rp_profile *p)
         rp_json_member_int(j, "freed_objects", m->gc.freed_objects);
     }
     if (m->has_os)
-        rp_json_member_int(j, "maxrss_mb", (m->os.maxrss_kb + 512) / 1024);
+        rp_json_member_int(j, RP_KEY_GEM_MAXRSS_MB, (m->os.maxrss_kb + 512) / 1024);
     rp_json_member_int(j, "samples", m->sampling_count);
     write_top_methods(j, p);
     rp_json_end_object(j);
+}
+
+static void write_summary(rp_json *j, const rp_profile *p)
+{
+    rp_json_key(j, RP_KEY_SUMMARY);
+    write_summary_object(j, p);
+}
+
+int rp_profile_write_summary(const rp_profile *p, rp_out *out)
+{
+    rp_json j;
+    rp_json_init(&j, out);
+    write_summary_object(&j, p);
+    return 0;
 }
 
 /* The members of `table` found in `base`; merged-only ones when `merged`. */
@@ -166,6 +180,13 @@ static void write_process_facts(rp_json *j, const rp_profile *p)
     }
     if (m->has_os)
         write_int_object(j, RP_KEY_OS, &m->os, rp_os_fields);
+    if (m->has_gc) {
+        rp_gc_stats gem = m->gc;
+        gem.time_ns /= 1000000; /* ms */
+        write_int_object(j, RP_KEY_GEM_GC_STATS, &gem, rp_gem_gc_fields);
+    }
+    if (m->has_os)
+        rp_json_member_int(j, RP_KEY_GEM_MAXRSS_MB, (m->os.maxrss_kb + 512) / 1024);
 }
 
 static void write_frame(rp_json *j, const rp_profile *p, const rp_frame *f)

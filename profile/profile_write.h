@@ -14,6 +14,10 @@
  * nothing). Write errors surface at rp_out_close(). */
 int rp_profile_write_json(const rp_profile *p, rp_out *out);
 
+/* The "summary" object alone, as the document carries it (Rperf::Meta's
+ * build_summary). Returns 0. */
+int rp_profile_write_summary(const rp_profile *p, rp_out *out);
+
 /* An endpoint's latency histogram as the file has it: [[bucket, count],
  * ...] for the buckets with requests (the viewer's data reuses it). */
 struct rp_json;

@@ -23,6 +23,7 @@
 #include "../../profile/meta_read.h"
 #include "../../profile/output.h"
 #include "../../profile/profile_read.h"
+#include "../../profile/profile_write.h"
 #include "profile_hash.h"
 
 static const rp_core_api *core;
@@ -147,6 +148,19 @@ static VALUE rperf_read_meta(VALUE self, VALUE path)
     free(meta);
     free(summary);
     return pair;
+}
+
+static int write_summary(const rp_profile *p, rp_out *out, const void *ctx)
+{
+    (void)ctx;
+    return rp_profile_write_summary(p, out);
+}
+
+/* Rperf._summary(data): the summary's JSON text, as a file carries it. */
+static VALUE rperf_summary(VALUE self, VALUE data)
+{
+    (void)self;
+    return encode(data, write_summary, NULL, false);
 }
 
 /* Rperf._table(data, json, limit): the flat table (table.h), TSV or JSON. */
@@ -443,6 +457,7 @@ void rp_formats_define(VALUE rperf, const rp_core_api *c)
     rb_define_singleton_method(rperf, "_encode", rperf_encode, 2);
     rb_define_singleton_method(rperf, "_table", rperf_table, 3);
     rb_define_singleton_method(rperf, "_read_meta", rperf_read_meta, 1);
+    rb_define_singleton_method(rperf, "_summary", rperf_summary, 1);
     rb_define_singleton_method(rperf, "_table_diff", rperf_table_diff, 4);
     rb_define_singleton_method(rperf, "_save", rperf_save, 3);
     rb_define_singleton_method(rperf, "_load", rperf_load, 1);

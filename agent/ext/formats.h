@@ -9,6 +9,7 @@
  *   Rperf::Text.encode(data, top_n: 50, header: true)  the text report
  *   Rperf._encode(data, format)    any format of the table (format.c) as a String
  *   Rperf._read_meta(path)         [meta, summary] JSON texts of a file's head
+ *   Rperf._summary(data)           the summary's JSON text (Rperf::Meta)
  *   Rperf._table(data, json, limit), Rperf._table_diff(base, head, json, limit)
  *                                  the flat tables (table.h) for Rperf::Table
  *   Rperf._save(path, data, format) a file, written whole (atomic_file.h)

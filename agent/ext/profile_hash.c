@@ -161,6 +161,13 @@ static void set_process_facts(VALUE h, const rp_profile *p)
         rb_hash_aset(h, sym(RP_KEY_GC), fields_hash(&m->gc, rp_gc_fields));
     if (m->has_os)
         rb_hash_aset(h, sym(RP_KEY_OS), fields_hash(&m->os, rp_os_fields));
+    if (m->has_gc) { /* the gem 0.11's names, which its readers use */
+        rp_gc_stats gem = m->gc;
+        gem.time_ns /= 1000000;
+        rb_hash_aset(h, sym(RP_KEY_GEM_GC_STATS), fields_hash(&gem, rp_gem_gc_fields));
+    }
+    if (m->has_os)
+        set_int(h, RP_KEY_GEM_MAXRSS_MB, (m->os.maxrss_kb + 512) / 1024);
     if (m->has_yjit)
         rb_hash_aset(h, sym(RP_KEY_YJIT_RATIO), DBL2NUM(m->yjit_ratio));
 }
@@ -296,6 +303,10 @@ static void read_meta(VALUE data, rp_profile *p)
     if (RB_TYPE_P(ruby, T_STRING))
         m->ruby_version = intern(p, ruby, "ruby_version", 0);
     m->has_gc = read_fields(member(data, RP_KEY_GC), &m->gc, rp_gc_fields);
+    if (!m->has_gc && read_fields(member(data, RP_KEY_GEM_GC_STATS), &m->gc, rp_gem_gc_fields)) {
+        m->has_gc = true; /* a Hash of the gem's */
+        m->gc.time_ns = m->gc.time_ns > INT64_MAX / 1000000 ? INT64_MAX : m->gc.time_ns * 1000000;
+    }
     m->has_os = read_fields(member(data, RP_KEY_OS), &m->os, rp_os_fields);
     VALUE yjit = member(data, RP_KEY_YJIT_RATIO);
     if (RB_FLOAT_TYPE_P(yjit) || RB_INTEGER_TYPE_P(yjit)) {

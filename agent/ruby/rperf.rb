@@ -27,8 +27,9 @@
 # the agent is dormant until Rperf.start, as the gem is.
 #
 # Middlewares and the viewer: require "rperf/rack", "rperf/sidekiq",
-# "rperf/active_job", "rperf/viewer". Rperf::Table (rperf/table.rb) is
-# loaded with the API, as the gem loads it.
+# "rperf/active_job", "rperf/viewer". Rperf::Table and Rperf::Meta
+# (rperf/table.rb, rperf/meta.rb) are loaded with the API, as the gem
+# loads them.
 
 require_relative "rperf/version"
 # What start needs to make a session directory, loaded now rather than
@@ -51,6 +52,7 @@ rescue LoadError => e
   return
 end
 require_relative "rperf/table"
+require_relative "rperf/meta"
 
 module Rperf
   # How many methods print_top lists per table (profile/encode/verbose.c's

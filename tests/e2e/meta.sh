@@ -26,7 +26,7 @@ sha=$(git -C repo rev-parse HEAD)
 (cd repo && "$RPERF" record -o ../clean.json.gz --label ci=local --label pr=12 --label ci=again "$RUBY" hot.rb) \
     2>err.txt || fail "record: $(cat err.txt)"
 zcat clean.json.gz >clean.json
-head -c 9 clean.json | grep -q '^{"meta":{' || fail "the profile does not begin with meta: $(head -c 80 clean.json)"
+[ "$(head -c 9 clean.json)" = '{"meta":{' ] || fail "the profile does not begin with meta: $(head -c 80 clean.json)"
 "$RUBY" -rjson -e '
   doc = JSON.parse(File.read("clean.json"))
   abort "the first two members are #{doc.keys.first(2)}" unless doc.keys.first(2) == %w[meta summary]
@@ -60,8 +60,9 @@ RPERF_ENABLED=0 LD_PRELOAD="$PRELOAD" "$RUBY" -e '
   abort "no such file" unless Rperf.read_meta("nothing.json.gz").nil?
 ' "$sha" 2>err.txt || fail "Rperf.read_meta: $(cat err.txt)"
 "$ANALYZE" convert --json -o merged.json.gz clean.json.gz || fail "convert"
-zcat merged.json.gz | "$RUBY" -rjson -e 'm = JSON.parse($stdin.read)["meta"]; exit(m["labels"] == {"ci" => "again", "pr" => "12"} && m["git"]["sha"] == ARGV[0] ? 0 : 1)' "$sha" \
-    || fail "the analyzer did not keep the meta: $(zcat merged.json.gz | head -c 400)"
+zcat merged.json.gz >merged.json
+"$RUBY" -rjson -e 'm = JSON.parse($stdin.read)["meta"]; exit(m["labels"] == {"ci" => "again", "pr" => "12"} && m["git"]["sha"] == ARGV[0] ? 0 : 1)' "$sha" <merged.json \
+    || fail "the analyzer did not keep the meta: $(head -c 400 merged.json)"
 
 # --snapshot-dir: named after the commit; outside a repository, nogit and the pid
 (cd repo && "$RPERF" record --snapshot-dir ../snaps "$RUBY" hot.rb) 2>err.txt || fail "--snapshot-dir: $(cat err.txt)"
@@ -69,18 +70,50 @@ ls snaps | grep -q "^rperf-${sha:0:7}-[0-9]\{8\}T[0-9]\{6\}Z\.json\.gz$" || fail
 mkdir plain && cp repo/hot.rb plain/
 (cd plain && "$RPERF" record --snapshot-dir ../nogit "$RUBY" hot.rb) 2>err.txt || fail "--snapshot-dir outside git: $(cat err.txt)"
 ls nogit | grep -q '^rperf-nogit-[0-9]\{8\}T[0-9]\{6\}Z-[0-9]*\.json\.gz$' || fail "nogit name: $(ls nogit)"
-! zcat nogit/*.json.gz | head -c 2000 | grep -q '"git"' || fail "a git object outside a repository"
+zcat nogit/*.json.gz >nogit.json
+! grep -q '"git":' nogit.json || fail "a git object outside a repository: $(head -c 400 nogit.json)"
 
 # GitHub Actions' commit comes first
 (cd plain && GITHUB_SHA=0123456789abcdef0123456789abcdef01234567 GITHUB_REF_NAME=feature \
     "$RPERF" record -o ../gh.json.gz "$RUBY" hot.rb) 2>err.txt || fail "GITHUB_SHA: $(cat err.txt)"
-zcat gh.json.gz | head -c 600 | grep -q '"git":{"sha":"0123456789abcdef0123456789abcdef01234567","branch":"feature","dirty":false}' \
-    || fail "GITHUB_SHA: $(zcat gh.json.gz | head -c 400)"
+zcat gh.json.gz >gh.json
+grep -q '"git":{"sha":"0123456789abcdef0123456789abcdef01234567","branch":"feature","dirty":false}' gh.json \
+    || fail "GITHUB_SHA: $(head -c 400 gh.json)"
 
 # a label object that is not one: said, left out, the program profiled
 RPERF_META_LABELS='{"a": [1]}' profiled bad "$RUBY" plain/hot.rb 2>err.txt || fail "bad labels: $(cat err.txt)"
 grep -q "RPERF_META_LABELS is not a JSON object of strings, numbers and booleans" err.txt || fail "not said: $(cat err.txt)"
 f=$(only_profile bad)
-! zcat "$f" | head -c 2000 | grep -q '"labels"' || fail "bad labels written"
-"$ANALYZE" report "$f" | grep -q "Object#hot" || fail "the program was not profiled with a bad RPERF_META_LABELS"
+zcat "$f" >bad.json
+! grep -q '"labels":' bad.json || fail "bad labels written: $(head -c 400 bad.json)"
+"$ANALYZE" report "$f" >bad_report.txt || fail "report of the profile with bad labels"
+grep -q "Object#burn_cpu" bad_report.txt || fail "the program was not profiled with a bad RPERF_META_LABELS: $(cat bad_report.txt)"
+# Rperf::Meta, the gem 0.11's module: the same commit, names, and summary
+# as the files carry; the gem's names of the GC and memory figures
+(cd repo && RPERF_ENABLED=0 LD_PRELOAD="$PRELOAD" "$RUBY" -e '
+  require "rperf"
+  sha = ARGV[0]
+  git = Rperf::Meta.collect_git
+  abort "collect_git #{git}" unless git[:sha] == sha && git[:branch] == "trunk" && git[:dirty] == true
+  abort "collect_git outside a repository" unless Rperf::Meta.collect_git("/") .nil?
+  t = Time.utc(2026, 1, 2, 3, 4, 5)
+  abort "snapshot_filename" unless Rperf::Meta.snapshot_filename({sha: sha}, time: t) == "rperf-#{sha[0, 7]}-20260102T030405Z.json.gz"
+  abort "nogit name" unless Rperf::Meta.snapshot_filename(nil, time: t, pid: 42) == "rperf-nogit-20260102T030405Z-42.json.gz"
+  data = Rperf.load("../clean.json.gz")
+  summary = Rperf::Meta.build_summary(data)
+  from_file = Rperf.read_meta("../clean.json.gz")[:summary]
+  abort "build_summary #{summary} against the file #{from_file}" unless summary == from_file
+  abort "top_methods" unless Rperf::Meta.top_methods(data, limit: 2) == from_file[:top_methods].first(2)
+  ENV["RPERF_META_GIT"] = %({"sha":"#{sha}","dirty":false})
+  ENV["RPERF_META_LABELS"] = %({"ci":"x"})
+  meta = Rperf::Meta.build_meta(data)
+  abort "build_meta #{meta}" unless meta[:git] == {sha: sha, dirty: false} && meta[:labels] == {"ci" => "x"} &&
+                                    meta[:format_version] == 1 && meta[:mode] == "cpu"
+  abort "Meta.read" unless Rperf::Meta.read("../clean.json.gz") == Rperf.read_meta("../clean.json.gz")
+  gc = data[:gc_stats]
+  abort "gc_stats #{gc.inspect}" unless gc && gc[:allocated_objects].to_i > 0 && gc.key?(:minor_count) && gc.key?(:time_ms)
+  abort "maxrss_mb #{data[:maxrss_mb].inspect}" unless data[:maxrss_mb].to_i > 0
+' "$sha") 2>err.txt || fail "Rperf::Meta: $(cat err.txt)"
+zcat clean.json.gz | "$RUBY" -rjson -e 'd = JSON.parse($stdin.read); exit(d["gc_stats"]["allocated_objects"] == d["gc"]["total_allocated_objects"] && d["maxrss_mb"] > 0 ? 0 : 1)' \
+    || fail "the file lacks the gem's gc_stats and maxrss_mb"
 note "meta: commit ${sha:0:7} on trunk, labels, dirty tree, read_meta, snapshot names, GITHUB_SHA"
