@@ -3,7 +3,8 @@
  * table|table-json] [--normalize] [-o OUT] BASE TARGET`: two profiles
  * compared (target - base), as text (the default), the top table, the
  * flat diff table, or the differential flame graph opened in a browser
- * (or written to OUT); with --check PCT [--json], the
+ * (or written to OUT), rperf-analyze's selections (--tagfocus ...)
+ * applied to both; with --check PCT [--json], the
  * regression gate over several runs per side (rperf-analyze diff --check:
  * exit status 1 when a method regressed).
  */
@@ -26,9 +27,11 @@ int rperf_cmd_diff(int argc, char **argv)
         int got;
         if (strcmp(a, "--html") == 0 || strcmp(a, "--text") == 0 || strcmp(a, "--top") == 0) {
             view = a + 2;
-        } else if ((strcmp(a, "--normalize") == 0 || strcmp(a, "--lines") == 0 || strcmp(a, "--json") == 0) &&
-                   n < 12) {
+        } else if ((strcmp(a, "--normalize") == 0 || strcmp(a, "--json") == 0) && n < 12) {
             args[n++] = a;
+        } else if ((got = rperf_opt_selection(argc, argv, &i, args, &n, 12, rperf_diff_usage)) != 0) {
+            if (got < 0)
+                return 1;
         } else if ((got = rperf_opt_value(argc, argv, &i, NULL, "--format", &out, rperf_diff_usage))) {
             if (got < 0)
                 return 1;

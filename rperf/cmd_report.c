@@ -1,9 +1,12 @@
 /*
  * rperf/cmd_report.c — `rperf report [--html|--text|--top|--format
- * table|table-json] [--lines] [FILE]`: the viewer of a profile (file or
+ * table|table-json] [filters] [FILE]`: the viewer of a profile (file or
  * session directory) opened in a browser, or its page's path printed
  * where there is no display; or the text report, the top table, the page,
- * the flat table on stdout. Default FILE: rperf.json.gz.
+ * the flat table on stdout. Default FILE: rperf.json.gz. The analyzer's
+ * selections apply to each (--tagfocus, --tagignore, --since, --until,
+ * --measure, --hide-idle, --lines): they are rperf-analyze's own options,
+ * passed on.
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,31 +17,48 @@
 #include "tools.h"
 #include "usage.h"
 
+#define PASSED_MAX 32
+
 /* --format's values, as the gem takes them. */
 static bool is_table_format(const char *name)
 {
     return strcmp(name, "table") == 0 || strcmp(name, "table-json") == 0;
 }
 
+/* rperf-analyze's `first...` then the selections, the file, NULL. */
+static int analyze(const char *const *first, int count, const char **passed, int n, const char *file)
+{
+    const char *args[PASSED_MAX + 8];
+    int k = 0;
+    for (int i = 0; i < count; i++)
+        args[k++] = first[i];
+    for (int i = 0; i < n; i++)
+        args[k++] = passed[i];
+    args[k++] = file;
+    args[k] = NULL;
+    return rperf_analyze(false, args);
+}
+
 int rperf_cmd_report(int argc, char **argv)
 {
-    const char *view = "viewer", *lines = NULL, *format = NULL;
+    const char *view = "viewer", *format = NULL, *passed[PASSED_MAX];
+    int n = 0;
     char *file = "rperf.json.gz";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int got;
         if (strcmp(a, "--html") == 0 || strcmp(a, "--text") == 0 || strcmp(a, "--top") == 0)
             view = a + 2;
-        else if ((got = rperf_opt_value(argc, argv, &i, NULL, "--format", &format, rperf_report_usage))) {
+        else if ((got = rperf_opt_selection(argc, argv, &i, passed, &n, PASSED_MAX, rperf_report_usage)) != 0) {
+            if (got < 0)
+                return 1;
+        } else if ((got = rperf_opt_value(argc, argv, &i, NULL, "--format", &format, rperf_report_usage))) {
             if (got < 0)
                 return 1;
             if (!is_table_format(format))
                 return rperf_usage_error(rperf_report_usage, "invalid argument: --format %s", format);
             view = "table";
-        }
-        else if (strcmp(a, "--lines") == 0)
-            lines = a;
-        else if (rperf_opt_flag(a, "-h", "--help"))
+        } else if (rperf_opt_flag(a, "-h", "--help"))
             return rperf_report_usage(stdout), 0;
         else if (a[0] == '-')
             return rperf_usage_error(rperf_report_usage, "invalid option: %s", a);
@@ -47,22 +67,17 @@ int rperf_cmd_report(int argc, char **argv)
     }
     if (!rperf_files_exist(&file, 1))
         return 1;
-    if (strcmp(view, "top") == 0) {
-        const char *args[] = {"report", "--top", "20", lines ? lines : file, lines ? file : NULL, NULL};
-        return rperf_analyze(false, args);
-    }
-    if (strcmp(view, "table") == 0) {
-        const char *args[] = {"report", "--format", format, lines ? lines : file, lines ? file : NULL, NULL};
-        return rperf_analyze(false, args);
-    }
-    if (strcmp(view, "text") == 0) {
-        const char *args[] = {"report", lines ? lines : file, lines ? file : NULL, NULL};
-        return rperf_analyze(false, args);
-    }
-    const char *html[] = {"convert", "--html", NULL}, *paths[] = {file, NULL};
-    if (strcmp(view, "html") == 0) {
-        const char *args[] = {"convert", "--html", file, NULL};
-        return rperf_analyze(false, args);
-    }
+    if (strcmp(view, "top") == 0)
+        return analyze((const char *[]){"report", "--top", "20"}, 3, passed, n, file);
+    if (strcmp(view, "table") == 0)
+        return analyze((const char *[]){"report", "--format", format}, 3, passed, n, file);
+    if (strcmp(view, "text") == 0)
+        return analyze((const char *[]){"report"}, 1, passed, n, file);
+    if (strcmp(view, "html") == 0)
+        return analyze((const char *[]){"convert", "--html"}, 2, passed, n, file);
+    const char *html[PASSED_MAX + 3] = {"convert", "--html"}, *paths[] = {file, NULL};
+    for (int i = 0; i < n; i++)
+        html[2 + i] = passed[i];
+    html[2 + n] = NULL;
     return rperf_show_page("rperf-report", html, paths);
 }

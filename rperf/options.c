@@ -41,3 +41,28 @@ bool rperf_opt_alloc(const char *arg, const char **value)
         return false;
     return true;
 }
+
+int rperf_opt_selection(int argc, char **argv, int *i, const char **passed, int *n, int max,
+                        rperf_usage_fn *usage)
+{
+    static const char *const with_value[] = {"--tagfocus", "--tagignore", "--since", "--until", "--measure"};
+    const char *a = argv[*i], *value;
+    if (strcmp(a, "--hide-idle") == 0 || strcmp(a, "--lines") == 0) {
+        if (*n < max)
+            passed[(*n)++] = a;
+        return 1;
+    }
+    for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
+        int got = rperf_opt_value(argc, argv, i, NULL, with_value[k], &value, usage);
+        if (got < 0)
+            return -1;
+        if (got > 0) {
+            if (*n + 2 <= max) {
+                passed[(*n)++] = with_value[k];
+                passed[(*n)++] = value;
+            }
+            return 1;
+        }
+    }
+    return 0;
+}

@@ -22,4 +22,11 @@ bool rperf_opt_flag(const char *arg, const char *shrt, const char *lng);
 /* --alloc (the default rate) or --alloc=N, into *value. */
 bool rperf_opt_alloc(const char *arg, const char **value);
 
+/* rperf-analyze's selections, which report and diff pass on: --tagfocus,
+ * --tagignore, --since, --until, --measure (with a value) and --hide-idle,
+ * --lines. argv[*i] appended to passed[] (*n of `max` used; the value
+ * too): 1; 0 when it is none of them; -1 after a usage error. */
+int rperf_opt_selection(int argc, char **argv, int *i, const char **passed, int *n, int max,
+                        rperf_usage_fn *usage);
+
 #endif

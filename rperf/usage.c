@@ -127,6 +127,11 @@ void rperf_report_usage(FILE *out)
           "        --format FORMAT              Flat table for tools and language models:\n"
           "                                     'table' (TSV) or 'table-json' (JSON)\n"
           "        --lines                      One row per line of code (profiles with lines)\n"
+          "        --tagfocus KEY=REGEX         Only the samples whose label KEY matches (repeatable)\n"
+          "        --tagignore KEY=REGEX        Leave out the samples whose label KEY matches\n"
+          "        --hide-idle                  Leave out the threads idle all along (wall mode)\n"
+          "        --since TIME, --until TIME   Only the parts that overlap the window\n"
+          "        --measure M                  time, alloc, retained or retained-bytes\n"
           "    -h, --help                       Show this help\n",
           out);
 }
@@ -146,6 +151,8 @@ void rperf_diff_usage(FILE *out)
           "                                     grew by more than PCT%, significantly (several\n"
           "                                     runs per side: a directory with one run each)\n"
           "        --json                       The --check verdict as JSON\n"
+          "        --tagfocus, --tagignore, --since, --until, --measure, --hide-idle, --lines\n"
+          "                                     rperf-analyze's selections, on both sides\n"
           "    -o, --output PATH                Write the report or page to PATH\n"
           "    -h, --help                       Show this help\n",
           out);

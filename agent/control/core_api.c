@@ -36,6 +36,7 @@ __attribute__((visibility("default"))) const rp_core_api rperf_agent_core = {
     .labels_pair_count = rp_labels_pair_count,
     .labels_pair = rp_labels_pair,
     .clear_labels = rp_agent_clear_labels,
+    .label_alias = rp_label_alias,
     .defer_enter = rp_defer_enter,
     .defer_leave = rp_defer_leave,
     .span_begin = rp_spans_begin,

@@ -24,13 +24,14 @@
 #include "../../profile/profile.h"
 #include "agent.h"
 #include "../base/config.h"
+#include "../sampling/label_aliases.h"
 #include "../sampling/labels.h"
 #include "../vm/threads.h"
 #include "../profiles/window.h"
 
 #define RP_CORE_SYMBOL "rperf_agent_core"
 /* Raised whenever the table's functions or their meaning change. */
-#define RP_CORE_ABI 5
+#define RP_CORE_ABI 6
 
 typedef struct rp_core_api {
     uint32_t abi;  /* RP_CORE_ABI of the core */
@@ -68,6 +69,9 @@ typedef struct rp_core_api {
     void (*labels_pair)(uint32_t set, uint32_t i, const char **key, size_t *key_len,
                         const char **value, size_t *value_len);
     void (*clear_labels)(void);
+    /* label_aliases.h: a label value written under another name. */
+    bool (*label_alias)(const char *key, size_t key_len, const char *from, size_t from_len, const char *to,
+                        size_t to_len);
 
     /* defer.h: profile blocks. */
     void (*defer_enter)(rp_thread *t);

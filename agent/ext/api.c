@@ -10,6 +10,8 @@
  *   Rperf.profile(**labels) { } labels, and sampling in a deferred
  *                               recording (defer.h)
  *   Rperf.running?              whether anything records this process
+ *   Rperf._label_alias(key, from, to)  a label value written as another
+ *                               (label_aliases.h: a request's route)
  *   Rperf.snapshot(clear: false) the data so far, as the gem's Hash
  *   Rperf._session_start(mode, frequency, aggregate, defer, alloc) and
  *   Rperf._session_stop         a session's beginning and end, for
@@ -437,6 +439,21 @@ static VALUE rperf_request_end(int argc, VALUE *argv, VALUE self)
     return Qnil;
 }
 
+/* Rperf._label_alias(key, from, to): label key=from is written as
+ * key=to from now on (the Rack middleware: a request's path label, its
+ * route). Never raises for strings and symbols; true when kept. */
+static VALUE rperf_label_alias(VALUE self, VALUE key, VALUE from, VALUE to)
+{
+    (void)self;
+    VALUE k = RB_SYMBOL_P(key) ? rb_sym2str(key) : key;
+    if (!RB_TYPE_P(k, T_STRING) || !RB_TYPE_P(from, T_STRING) || !RB_TYPE_P(to, T_STRING))
+        return Qfalse;
+    return core->label_alias(RSTRING_PTR(k), (size_t)RSTRING_LEN(k), RSTRING_PTR(from), (size_t)RSTRING_LEN(from),
+                             RSTRING_PTR(to), (size_t)RSTRING_LEN(to))
+               ? Qtrue
+               : Qfalse;
+}
+
 static VALUE rperf_running_p(VALUE self)
 {
     (void)self;
@@ -495,6 +512,7 @@ void Init_rperf_agent(void)
     rb_define_singleton_method(rperf, "running?", rperf_running_p, 0);
     rb_define_singleton_method(rperf, "_request_begin", rperf_request_begin, 2);
     rb_define_singleton_method(rperf, "_request_end", rperf_request_end, -1);
+    rb_define_singleton_method(rperf, "_label_alias", rperf_label_alias, 3);
     rb_define_singleton_method(rperf, "_session_start", rperf_session_start, 5);
     rb_define_singleton_method(rperf, "_session_stop", rperf_session_stop, 0);
     rb_define_singleton_method(rperf, "_session_forked?", rperf_session_forked_p, 0);

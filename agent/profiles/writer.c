@@ -29,6 +29,7 @@
 #include "../sampling/worker.h"
 #include "../sampling/frame_names.h"
 #include "../allocations/allocations.h"
+#include "../sampling/label_aliases.h"
 #include "../requests/spans.h"
 #include "../sampling/labels.h"
 #include "../base/log.h"
@@ -146,6 +147,12 @@ static uint32_t compose(label_composer *c, uint32_t user_set, const rp_label *ow
         const char *key, *value;
         size_t key_len, value_len;
         rp_labels_pair(user_set, i, &key, &key_len, &value, &value_len);
+        size_t alias_len;
+        const char *alias = rp_label_alias_of(key, key_len, value, value_len, &alias_len);
+        if (alias) { /* what the value turned out to be: a request's route */
+            value = alias;
+            value_len = alias_len;
+        }
         pairs[n++] = (rp_label){rp_profile_string(c->p, key, key_len),
                                 rp_profile_string(c->p, value, value_len)};
     }

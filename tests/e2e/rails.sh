@@ -50,6 +50,10 @@ for route in "GET /posts/:slug 300" "GET /cpu 40" "GET /slow 40"; do
     [ "$got" = "$sent" ] || fail "$name counted $got times, $sent were sent: $("$RUBY" -rjson -e 'puts JSON.parse(File.read(ARGV[0])).map { |e| "#{e["name"]} #{e["count"]}" }.first(8)' req.json)"
 done
 ! grep -q 'post-number' req.json || fail "an endpoint is named by its slug: $(grep -o '"name":"[^"]*post-number[^"]*"' req.json | head -3)"
+# the endpoint label names the route too: one row for the 300 slugs
+"$ANALYZE" report --by endpoint "$WORK/session" >by.txt || fail "report --by endpoint"
+[ "$(grep -c 'GET /posts/' by.txt)" -eq 1 ] && grep -q 'GET /posts/:slug' by.txt \
+    || fail "report --by endpoint: $(grep 'GET /posts/' by.txt | head -5)"
 
 # /slow (a 50 ms sleep): the median in the middleware at least what Rails
 # measured of the action, and no more than the client saw

@@ -72,7 +72,10 @@ class Rperf::RackMiddleware
       status = response[0] if response.is_a?(Array)
       response
     ensure
-      Rperf._request_end(status.to_i, @label.nil? ? self.class.route(env) : nil)
+      route = @label.nil? ? self.class.route(env) : nil
+      Rperf._request_end(status.to_i, route)
+      # the request's label names its route too, once the router found it
+      Rperf._label_alias(@label_key, name, route) if route && route != name
     end
   end
 
