@@ -10,7 +10,16 @@
 # its first draw and what a person does on it (tests/browser).
 module Bench
   module Long
+    # The budgets the figures are read against (issue 53): every command
+    # at zcat's speed or better on the same files, the page drawn in
+    # under 2 s, each interaction painted in under 200 ms.
+    ZCAT_BUDGET = 1.0
+    FIRST_DRAW_BUDGET_MS = 2000
+    INTERACTION_BUDGET_MS = 200
+
     def self.ms_of(text, pattern) = text[pattern, 1]&.delete(",")&.to_f
+
+    def self.verdict(within) = within ? "within budget" : "OVER BUDGET"
 
     # The recording: [session, thread CPU s, peak RSS KB, verbose text].
     def self.record(minutes)
@@ -60,19 +69,24 @@ module Bench
 
     def self.analyze(session, files)
       bytes = files.sum { Analyzer.inflated_size(_1) }
-      puts "rperf-analyze on it: #{format("%.0f", bytes / 1e6)} MB of JSON, best of 3 runs, against zcat of the same files:"
+      puts "rperf-analyze on it: #{format("%.0f", bytes / 1e6)} MB of JSON, best of 3 runs, against zcat of the same " \
+           "files (budget: #{ZCAT_BUDGET}x zcat or less):"
       floor, = Bench.best_of(3, "sh", "-c", 'for f; do zcat "$f"; done >/dev/null', "sh", *files)
       printf("  %-42s %6.2f s  %7.1f MB/s\n", "zcat (the floor)", floor, bytes / 1e6 / floor)
       early, late = halves(files)
+      over = []
       [["stat"], ["report"], ["convert", "--pprof", "-o", "long.pb.gz"], ["convert", "--json", "-o", "long.json.gz"],
        ["convert", "--collapsed"], ["convert", "--speedscope", "-o", "long.speedscope.json"],
        ["convert", "--html", "-o", "long.html"]].each do |what|
         args = what.map { _1.start_with?("long.") ? Bench.work(_1) : _1 }
         secs, kb = Bench.best_of(3, ANALYZE, *args, session)
         Analyzer.row(what.take_while { _1 != "-o" }.join(" "), secs, bytes, kb, floor)
+        over << what.join(" ") if secs / floor > ZCAT_BUDGET
       end
       secs, kb = Bench.best_of(3, ANALYZE, "diff", early, late)
       Analyzer.row("diff (first half, second half)", secs, bytes, kb, floor)
+      over << "diff" if secs / floor > ZCAT_BUDGET
+      puts "  #{verdict(over.empty?)}#{": #{over.join(", ")}" unless over.empty?}"
       Bench.work("long.html")
     end
 
@@ -81,8 +95,9 @@ module Bench
       return unless File.directory?(File.join(browser, "node_modules/puppeteer-core"))
 
       list = Bench.capture("node", "interactions.js", page, "3", chdir: browser).lines.map(&:split)
-      puts "  viewer interactions (action to the next frame painted, best of 3): " +
-           list.map { |name, ms| "#{name.tr("_", " ")} #{ms} ms" }.join(", ")
+      puts "  viewer interactions (action to the next frame painted, best of 3; budget " \
+           "#{INTERACTION_BUDGET_MS} ms each): " + list.map { |name, ms| "#{name.tr("_", " ")} #{ms} ms" }.join(", ")
+      puts "  #{verdict(list.all? { |_, ms| ms.to_i < INTERACTION_BUDGET_MS })}"
     end
   end
 
@@ -92,6 +107,7 @@ module Bench
     files = Long.report_recording(minutes, session, cpu, kb, err)
     page = Long.analyze(session, files)
     Analyzer.first_draw(page)
+    puts "  (first draw budget: under #{Long::FIRST_DRAW_BUDGET_MS} ms)"
     Long.interactions(page)
   end
 end
