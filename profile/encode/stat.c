@@ -76,6 +76,22 @@ static int64_t ractors_total(const rp_profile *p)
     return sum;
 }
 
+/* Wall mode: "CPU execution" is the time threads held the GVL, which a
+ * thread holding it off the CPU (a page fault, the machine's other work)
+ * also fills: when it exceeds the CPU time the kernel counted, say so
+ * rather than leave two figures that seem to disagree. */
+static void say_what_running_is(rp_out *out, const rp_profile *p, int64_t running_ns)
+{
+    const rp_meta *m = &p->meta;
+    if (m->mode != RP_MODE_WALL || running_ns <= m->user_ns + m->sys_ns)
+        return;
+    char held[RP_NUMFMT_MAX], cpu[RP_NUMFMT_MAX];
+    rp_out_printf(out,
+                  "  (wall mode: CPU execution is the time a thread held the GVL, %s ms, more than the %s ms of "
+                  "user + sys: a thread holding it is not always on a CPU)\n",
+                  rp_fmt_ms(running_ns, held), rp_fmt_ms(m->user_ns + m->sys_ns, cpu));
+}
+
 static void write_breakdown(rp_out *out, const rp_profile *p)
 {
     int64_t sums[RP_VM_STATE_COUNT];
@@ -94,6 +110,7 @@ static void write_breakdown(rp_out *out, const rp_profile *p)
             pct_line(out, rp_fmt_ms(ractors, buf), "ms", total > 0 ? (double)ractors * 100.0 / (double)total : 0.0,
                      "[Rperf]   of it in Ractors other than the main one");
     }
+    say_what_running_is(out, p, sums[RP_VM_RUNNING]);
 }
 
 static double mb(int64_t bytes)

@@ -403,6 +403,17 @@ static void test_stat_layout(void **state)
         "\n");
     free(text);
 
+    /* wall mode, more time holding the GVL than CPU time: said what it is */
+    m->user_ns = 1000000;
+    m->sys_ns = 500000;
+    CAPTURE_OUTPUT(text, out, assert_int_equal(rp_stat_write(&p, out, false, 50), 0));
+    assert_non_null(strstr(text, "[Rperf] GVL blocked (I/O, sleep)\n  (wall mode: CPU execution is the time a thread "
+                                 "held the GVL, 2.3 ms, more than the 1.5 ms of user + sys: a thread holding it is "
+                                 "not always on a CPU)\n"));
+    free(text);
+    m->user_ns = 2326000000;
+    m->sys_ns = 64500000;
+
     /* the worker thread's CPU known (this agent's files): in the overhead */
     m->worker_cpu_ns = 81420000;
     CAPTURE_OUTPUT(text, out, assert_int_equal(rp_stat_write(&p, out, false, 50), 0));
