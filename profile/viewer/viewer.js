@@ -930,6 +930,8 @@
       `coloured by the change of its share of the total from the base (${val(diff.base_total_ns)}) to the target ` +
       `(${val(data.total_ns)}): <span class="sw d-grew"></span>grew <span class="sw d-shrank"></span>shrank ` +
       '<span class="sw d-same"></span>unchanged <span class="sw d-new"></span>new (not in the base); full colour at 5 points.';
+    // read before the graph, not found after scrolling past it
+    $('flame-box').before(legend);
     document.body.classList.add('diff');
   }
 

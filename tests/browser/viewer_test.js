@@ -202,6 +202,9 @@ run(async () => {
       (unmatched.length ? ` (not: ${unmatched.slice(0, 3).map((b) => `${b.name} ${b.base_ns}/${b.total_ns}`)})` : ''));
     const legend = await page.$eval('.legend', (e) => e.textContent);
     check(legend.includes('Differential flame graph') && legend.includes('grew'), 'the diff page has its legend');
+    const legendAbove = await page.evaluate(() =>
+      document.querySelector('.legend').getBoundingClientRect().bottom <= document.getElementById('flame').getBoundingClientRect().top);
+    check(legendAbove, 'the diff page\'s legend is above its flame graph');
     const diffHot = diffBoxes.find((b) => b.name === hotName);
     await page.mouse.move(diffHot.x + diffHot.w / 2, diffHot.y + diffHot.h / 2);
     const diffTip = await page.$eval('#tooltip', (e) => e.textContent);
