@@ -263,26 +263,36 @@ void rp_calltree_free(rp_calltree *t)
 
 /* --- matching two trees by method names ------------------------------------------ */
 
+void rp_method_ids_init(rp_method_ids *ids)
+{
+    rp_strtab_init(&ids->strings);
+    rp_stack_table_init(&ids->pairs);
+}
+
+void rp_method_ids_free(rp_method_ids *ids)
+{
+    rp_strtab_free(&ids->strings);
+    rp_stack_table_free(&ids->pairs);
+}
+
+uint32_t rp_method_id(rp_method_ids *ids, const rp_profile *p, uint32_t frame)
+{
+    size_t len;
+    const char *label = rp_strtab_get(&p->strings, p->frames[frame].label, &len);
+    uint32_t pair[2] = {rp_strtab_intern(&ids->strings, label, len), 0};
+    const char *path = rp_strtab_get(&p->strings, p->frames[frame].path, &len);
+    pair[1] = rp_strtab_intern(&ids->strings, path, len);
+    if (pair[0] == RP_IDX_NONE || pair[1] == RP_IDX_NONE)
+        return RP_IDX_NONE;
+    return rp_stack_table_intern(&ids->pairs, pair, 2);
+}
+
 typedef struct matcher {
-    rp_strtab strings;  /* labels and paths of both profiles */
-    rp_stack_table names; /* (label, path) string pairs: a method name's id */
+    rp_method_ids names;  /* the methods of both profiles */
     rp_stack_table edges; /* (parent node of b, name id): an edge of b */
     uint32_t *edge_child; /* edge id -> node of b */
     size_t edge_count;
 } matcher;
-
-/* The name id of `frame` of `p`, or RP_IDX_NONE (out of memory). */
-static uint32_t name_of(matcher *m, const rp_profile *p, uint32_t frame)
-{
-    size_t len;
-    const char *label = rp_strtab_get(&p->strings, p->frames[frame].label, &len);
-    uint32_t pair[2] = {rp_strtab_intern(&m->strings, label, len), 0};
-    const char *path = rp_strtab_get(&p->strings, p->frames[frame].path, &len);
-    pair[1] = rp_strtab_intern(&m->strings, path, len);
-    if (pair[0] == RP_IDX_NONE || pair[1] == RP_IDX_NONE)
-        return RP_IDX_NONE;
-    return rp_stack_table_intern(&m->names, pair, 2);
-}
 
 static int index_edges(matcher *m, const rp_calltree *b, const rp_profile *bp)
 {
@@ -292,7 +302,7 @@ static int index_edges(matcher *m, const rp_calltree *b, const rp_profile *bp)
     for (size_t n = 1; n < b->node_count; n++) {
         if (b->nodes[n].frame == RP_CALLTREE_OTHER)
             continue;
-        uint32_t key[2] = {b->nodes[n].parent, name_of(m, bp, b->nodes[n].frame)};
+        uint32_t key[2] = {b->nodes[n].parent, rp_method_id(&m->names, bp, b->nodes[n].frame)};
         uint32_t edge = key[1] == RP_IDX_NONE ? RP_IDX_NONE : rp_stack_table_intern(&m->edges, key, 2);
         if (edge == RP_IDX_NONE)
             return -1;
@@ -303,20 +313,18 @@ static int index_edges(matcher *m, const rp_calltree *b, const rp_profile *bp)
 }
 
 int rp_calltree_match(const rp_calltree *t, const rp_profile *tp, const rp_calltree *b, const rp_profile *bp,
-                      int64_t *out)
+                      uint32_t *in_b)
 {
     matcher m = {0};
-    rp_strtab_init(&m.strings);
-    rp_stack_table_init(&m.names);
+    rp_method_ids_init(&m.names);
     rp_stack_table_init(&m.edges);
-    uint32_t *in_b = rp_alloc_array(t->node_count, sizeof(*in_b));
-    int rc = in_b && index_edges(&m, b, bp) == 0 ? 0 : -1;
+    int rc = index_edges(&m, b, bp);
     for (size_t n = 0; rc == 0 && n < t->node_count; n++) {
         in_b[n] = RP_IDX_NONE;
         if (n == 0) {
             in_b[0] = b->node_count ? 0 : RP_IDX_NONE;
         } else if (t->nodes[n].frame != RP_CALLTREE_OTHER && in_b[t->nodes[n].parent] != RP_IDX_NONE) {
-            uint32_t key[2] = {in_b[t->nodes[n].parent], name_of(&m, tp, t->nodes[n].frame)};
+            uint32_t key[2] = {in_b[t->nodes[n].parent], rp_method_id(&m.names, tp, t->nodes[n].frame)};
             /* looking up inserts the key when new: ids past edge_count are misses */
             uint32_t edge = key[1] == RP_IDX_NONE ? RP_IDX_NONE : rp_stack_table_intern(&m.edges, key, 2);
             if (edge == RP_IDX_NONE)
@@ -324,12 +332,17 @@ int rp_calltree_match(const rp_calltree *t, const rp_profile *tp, const rp_callt
             else if (edge < m.edge_count)
                 in_b[n] = m.edge_child[edge];
         }
-        out[n] = in_b[n] == RP_IDX_NONE ? -1 : b->nodes[in_b[n]].total;
     }
-    free(in_b);
     free(m.edge_child);
-    rp_strtab_free(&m.strings);
-    rp_stack_table_free(&m.names);
+    rp_method_ids_free(&m.names);
     rp_stack_table_free(&m.edges);
     return rc;
+}
+
+void rp_calltree_self(const rp_calltree *t, int64_t *self)
+{
+    for (size_t n = 0; n < t->node_count; n++)
+        self[n] = t->nodes[n].total;
+    for (size_t n = 1; n < t->node_count; n++)
+        self[t->nodes[n].parent] -= t->nodes[n].total;
 }

@@ -50,12 +50,29 @@ typedef struct rp_calltree {
 int rp_calltree_build(const rp_profile *p, int64_t min_weight, size_t max_nodes, rp_calltree *t);
 void rp_calltree_free(rp_calltree *t);
 
-/* For each node of `t` (a tree of `tp`), the total of the node of `b` (a
- * tree of `bp`, another profile) at the same path of method names (label
- * and path), or -1 when `b` has none or the node is an "(other)" one:
- * how a differential flame graph compares a target with its base. `out`
- * has t->node_count entries. Returns 0, or -1 when out of memory. */
+/* Methods known across profiles: one id per method name (label and
+ * path), whichever profile's frame names it. */
+typedef struct rp_method_ids {
+    rp_strtab strings;    /* labels and paths */
+    rp_stack_table pairs; /* (label, path) string pairs: a method's id */
+} rp_method_ids;
+
+void rp_method_ids_init(rp_method_ids *ids);
+void rp_method_ids_free(rp_method_ids *ids);
+/* The id of the method of `frame` of `p` (ids count up from 0 as
+ * methods are met), or RP_IDX_NONE when out of memory. */
+uint32_t rp_method_id(rp_method_ids *ids, const rp_profile *p, uint32_t frame);
+
+/* For each node of `t` (a tree of `tp`), the node of `b` (a tree of
+ * `bp`, another profile) at the same path of method names (label and
+ * path), or RP_IDX_NONE when `b` has none or the node is an "(other)"
+ * one: how a differential flame graph compares a target with its base.
+ * `out` has t->node_count entries. Returns 0, or -1 when out of memory. */
 int rp_calltree_match(const rp_calltree *t, const rp_profile *tp, const rp_calltree *b, const rp_profile *bp,
-                      int64_t *out);
+                      uint32_t *out);
+
+/* Each node's self weight (its total less its children's) into `self`,
+ * t->node_count entries. */
+void rp_calltree_self(const rp_calltree *t, int64_t *self);
 
 #endif

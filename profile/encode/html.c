@@ -38,6 +38,11 @@
  *   slots_origin_ns  the earliest start (Unix time: JavaScript's numbers
  *                are exact to 2^53 only); slots_are: "parts" or "stretches". Each label set then has
  *                RP_SLOT_LABEL = the index of its file's slot.
+ *   diff         on a differential page (diff --html): base_total_ns;
+ *                per node after the root the base's total and self at
+ *                the same path (base_ns, base_self_ns; -1: none); per
+ *                frame the base's self and total of the same method
+ *                (label and path: base_frame_self_ns, base_frame_total_ns)
  *   lines_view   with a line-level profile (frames carry lines): whether
  *                the page shows a frame per line at first (--lines) rather
  *                than per method
@@ -50,6 +55,7 @@
  */
 #include "html.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +63,7 @@
 #include "../../common/json_writer.h"
 #include "../profile_write.h"
 #include "../../common/numfmt.h"
+#include "../flatcum.h"
 #include "calltree.h"
 #include "html_sections.h"
 #include "html_sources.h"
@@ -66,9 +73,12 @@
 typedef struct page_writer {
     rp_html_page page;
     rp_calltree tree;
-    /* A differential page: the base's total, and per node of the tree the
-     * base's total at the same path (-1: none). NULL otherwise. */
-    int64_t *base_ns;
+    /* A differential page: the base's total; per node of the tree the
+     * base's total and self at the same path (-1: none); per frame the
+     * base's self and total of the same method (0: none). NULL
+     * otherwise. */
+    int64_t *base_ns, *base_self_ns;
+    int64_t *base_frame_self_ns, *base_frame_total_ns;
     int64_t base_total;
     rp_encode_opts opts;
 } page_writer;
@@ -156,6 +166,15 @@ static void write_tree(rp_json *j, const rp_profile *p, const rp_calltree *t)
     rp_json_end_array(j);
 }
 
+static void write_int_array(rp_json *j, const char *key, const int64_t *v, size_t count)
+{
+    rp_json_key(j, key);
+    rp_json_begin_array(j);
+    for (size_t i = 0; i < count; i++)
+        rp_json_int(j, v[i]);
+    rp_json_end_array(j);
+}
+
 static void write_diff(rp_json *j, const page_writer *w)
 {
     if (!w->base_ns)
@@ -163,11 +182,10 @@ static void write_diff(rp_json *j, const page_writer *w)
     rp_json_key(j, "diff");
     rp_json_begin_object(j);
     rp_json_member_int(j, "base_total_ns", w->base_total);
-    rp_json_key(j, "base_ns");
-    rp_json_begin_array(j);
-    for (size_t n = 1; n < w->tree.node_count; n++)
-        rp_json_int(j, w->base_ns[n]);
-    rp_json_end_array(j);
+    write_int_array(j, "base_ns", w->base_ns + 1, w->tree.node_count - 1);
+    write_int_array(j, "base_self_ns", w->base_self_ns + 1, w->tree.node_count - 1);
+    write_int_array(j, "base_frame_self_ns", w->base_frame_self_ns, w->page.p->frame_count);
+    write_int_array(j, "base_frame_total_ns", w->base_frame_total_ns, w->page.p->frame_count);
     rp_json_end_object(j);
 }
 
@@ -458,15 +476,79 @@ static int64_t *self_per_frame(const rp_profile *p, const rp_flatcum *fc)
     return self;
 }
 
-/* Compares the page's tree with `base`'s full tree, path by path. */
+/* Per node of the page's tree, the base's total and self at the same path
+ * (-1: none), from the matched node ids. */
+static int weigh_matched_nodes(page_writer *w, const rp_calltree *base_tree, const uint32_t *matched)
+{
+    int64_t *base_self = rp_alloc_array(base_tree->node_count, sizeof(*base_self));
+    if (!base_self)
+        return -1;
+    rp_calltree_self(base_tree, base_self);
+    for (size_t n = 0; n < w->tree.node_count; n++) {
+        bool found = matched[n] != RP_IDX_NONE;
+        w->base_ns[n] = found ? base_tree->nodes[matched[n]].total : -1;
+        w->base_self_ns[n] = found ? base_self[matched[n]] : -1;
+    }
+    free(base_self);
+    return 0;
+}
+
+/* Per frame of the page, the base's self and total of the same method
+ * (label and path; its lines summed): the Top table's change column. */
+static int weigh_frames_by_method(page_writer *w, const rp_profile *base)
+{
+    const rp_profile *p = w->page.p;
+    rp_flatcum fc;
+    if (rp_flatcum_compute(base, &fc) != 0)
+        return -1;
+    rp_method_ids names;
+    rp_method_ids_init(&names);
+    size_t count = fc.flat_count + fc.cum_count;
+    int64_t *self = rp_calloc_array(count + 1, sizeof(*self)), *total = rp_calloc_array(count + 1, sizeof(*total));
+    int rc = self && total ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < count; i++) {
+        const rp_frame_weight *fw = i < fc.flat_count ? &fc.flat[i] : &fc.cum[i - fc.flat_count];
+        uint32_t key = rp_method_id(&names, base, fw->frame);
+        if (key == RP_IDX_NONE)
+            rc = -1;
+        else if (i < fc.flat_count)
+            self[key] += fw->weight;
+        else
+            total[key] += fw->weight;
+    }
+    for (size_t f = 0; rc == 0 && f < p->frame_count; f++) {
+        uint32_t key = rp_method_id(&names, p, (uint32_t)f);
+        bool known = key != RP_IDX_NONE && key < count;
+        w->base_frame_self_ns[f] = known ? self[key] : 0;
+        w->base_frame_total_ns[f] = known ? total[key] : 0;
+    }
+    free(self);
+    free(total);
+    rp_method_ids_free(&names);
+    rp_flatcum_free(&fc);
+    return rc;
+}
+
+/* Compares the page's tree with `base`'s full tree, path by path, and its
+ * methods with the base's, name by name. */
 static int match_base(page_writer *w, const rp_profile *base)
 {
     rp_calltree base_tree;
     if (rp_calltree_build(base, 0, 0, &base_tree) != 0)
         return -1;
     w->base_total = base_tree.nodes[0].total;
-    w->base_ns = rp_alloc_array(w->tree.node_count, sizeof(*w->base_ns));
-    int rc = w->base_ns ? rp_calltree_match(&w->tree, w->page.p, &base_tree, base, w->base_ns) : -1;
+    size_t nodes = w->tree.node_count, frames = w->page.p->frame_count;
+    uint32_t *matched = rp_alloc_array(nodes, sizeof(*matched));
+    w->base_ns = rp_alloc_array(nodes, sizeof(*w->base_ns));
+    w->base_self_ns = rp_alloc_array(nodes, sizeof(*w->base_self_ns));
+    w->base_frame_self_ns = rp_calloc_array(frames + 1, sizeof(*w->base_frame_self_ns));
+    w->base_frame_total_ns = rp_calloc_array(frames + 1, sizeof(*w->base_frame_total_ns));
+    int rc = -1;
+    if (matched && w->base_ns && w->base_self_ns && w->base_frame_self_ns && w->base_frame_total_ns &&
+        rp_calltree_match(&w->tree, w->page.p, &base_tree, base, matched) == 0 &&
+        weigh_matched_nodes(w, &base_tree, matched) == 0)
+        rc = weigh_frames_by_method(w, base);
+    free(matched);
     rp_calltree_free(&base_tree);
     return rc;
 }
@@ -486,6 +568,9 @@ static int write_html(const rp_profile *p, const rp_profile *base, rp_out *out, 
         rp_calltree_free(&w.tree);
     }
     free(w.base_ns);
+    free(w.base_self_ns);
+    free(w.base_frame_self_ns);
+    free(w.base_frame_total_ns);
     free(w.page.self_ns);
     rp_flatcum_free(&w.page.fc);
     return rc;

@@ -125,10 +125,11 @@
     return { idleThreads: idle, idleWeight: weight };
   })();
 
-  // A differential page (rperf-analyze diff --html): the base's total at
-  // each embedded node's path (-1: the base has no such path).
+  // A differential page (rperf-analyze diff --html): the base's total and
+  // self at each embedded node's path (-1: the base has no such path).
   const diff = data.diff || null;
   const baseNsOf = (node) => (node === 0 ? diff.base_total_ns : node > 0 ? diff.base_ns[node - 1] : -1);
+  const baseSelfOf = (node) => (node === 0 ? 0 : node > 0 ? diff.base_self_ns[node - 1] : -1);
 
   // --- filters ---------------------------------------------------------------------------
   const state = {
@@ -175,6 +176,17 @@
     for (let n = 1; n < nodeCount; n++)
       has[n] = has[nodeParent[n]] || viewFrame(nodeFrame[n]) === state.focusFrame ? 1 : 0;
     return has;
+  }
+
+  const rerooted = () => state.focusFrame >= 0 && !diff && !state.inverted;
+  // Per embedded node, the outermost node on its path (itself included)
+  // of the focused method; -1 where none is. A parent's id is below its
+  // children's.
+  function outermostFocus() {
+    const start = new Int32Array(nodeCount).fill(-1);
+    for (let n = 1; n < nodeCount; n++)
+      start[n] = start[nodeParent[n]] >= 0 ? start[nodeParent[n]] : viewFrame(nodeFrame[n]) === state.focusFrame ? n : -1;
+    return start;
   }
 
   // The leaves that pass every filter, as indexes.
@@ -245,8 +257,16 @@
     }
     // With lines folded into methods several embedded nodes are one shown
     // node: a child is found by its frame, as label frames are.
-    const fold = merging();
-    const methodChild = (p, n) => (fold ? labelChildOf(p, methodOf[nodeFrame[n]]) : add(p, nodeFrame[n], n));
+    // Focused on a method (not on a differential page, where each box is
+    // its path in the base): the graph is rooted at it, every call path
+    // to it merged, so each box below is found by its frame too.
+    const reroot = rerooted();
+    const fold = merging() || reroot;
+    const focusStart = reroot ? outermostFocus() : null;
+    const methodChild = (p, n) => {
+      if (reroot && focusStart[n] === n) return labelChildOf(p, state.focusFrame);
+      return fold ? labelChildOf(p, viewFrame(nodeFrame[n])) : add(p, nodeFrame[n], n);
+    };
     const groups = new Map(); // tagroot group's node -> base node -> shown node
     function mapOf(top) {
       let m = groups.get(top);
@@ -261,10 +281,12 @@
       const m = mapOf(top), dense = m instanceof Int32Array;
       chain.length = 0;
       let n = base, at = top;
+      const first = focusStart ? focusStart[base] : 0; // the outermost node shown
       while (n > 0) {
         const known = dense ? m[n] : m.has(n) ? m.get(n) : -1;
         if (known >= 0) { at = known; break; }
         chain.push(n);
+        if (n === first) break;
         n = nodeParent[n];
       }
       for (let i = chain.length - 1; i >= 0; i--) {
@@ -404,14 +426,27 @@
     for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
     return (h >>> 0) / 4294967296;
   }
-  // Differential colour: the change of a path's share from base to
-  // target; full colour at 5 points of the total, red grew, blue shrank.
+  // Differential colour: the change of a box's own (self) share of the
+  // total from base to target, so that the change is painted where it
+  // happened rather than on every ancestor; red grew, blue shrank, full
+  // colour at the page's largest change (no less than DIFF_FULL_FLOOR).
+  const DIFF_FULL_FLOOR = 0.0025;
+  const shareOf = (ns, all) => ns / (all || 1);
+  function selfChange(n) {
+    const base = baseSelfOf(shown.origin[n]);
+    return shareOf(shown.self[n], shown.total[0]) - shareOf(Math.max(base, 0), diff.base_total_ns);
+  }
+  let diffFull = DIFF_FULL_FLOOR;
+  function measureDiffScale() {
+    diffFull = DIFF_FULL_FLOOR;
+    for (let n = 1; n < shown.frame.length; n++) diffFull = Math.max(diffFull, Math.abs(selfChange(n)));
+    if ($('diff-full')) $('diff-full').textContent = (diffFull * 100).toFixed(1);
+  }
   function diffColorOf(n) {
-    const base = baseNsOf(shown.origin[n]);
     if (shown.frame[n] >= 0 && frameKind[shown.frame[n]] === KIND.other) return '#e2e2e2';
-    if (base < 0) return 'hsl(0,85%,52%)';
-    const delta = shown.total[n] / (shown.total[0] || 1) - base / (diff.base_total_ns || 1);
-    const strength = Math.min(1, Math.abs(delta) / 0.05);
+    if (n > 0 && baseNsOf(shown.origin[n]) < 0 && shown.self[n] > 0) return 'hsl(0,85%,52%)';
+    const delta = n > 0 ? selfChange(n) : 0;
+    const strength = Math.min(1, Math.abs(delta) / diffFull);
     return `hsl(${delta >= 0 ? 0 : 218},${Math.round(20 + 65 * strength)}%,${Math.round(94 - 40 * strength)}%)`;
   }
 
@@ -482,7 +517,8 @@
         ctx.strokeRect(b.x + 0.5, y + 0.5, Math.max(w - 1, 0), ROW - 2);
       }
       if (w > 28) {
-        const label = f === ROOT_FRAME ? `all (${val(shown.total[0])})` : nameOf(f);
+        const label = f !== ROOT_FRAME ? nameOf(f) : rerooted()
+          ? `${nameOf(state.focusFrame)}: all its call paths (${val(shown.total[0])})` : `all (${val(shown.total[0])})`;
         ctx.fillStyle = isMatch ? '#fff' : '#1a1a1a';
         ctx.fillText(fitText(label, w - 6), b.x + 3, y + ROW / 2);
       }
@@ -514,15 +550,25 @@
     const nav = $('crumbs');
     nav.textContent = '';
     const path = [0, ...pathTo(zoomNode)];
-    path.forEach((n, i) => {
-      if (i) nav.append(' › ');
+    const crumb = (text, title, disabled, action) => {
       const b = document.createElement('button');
       b.type = 'button';
-      b.textContent = n === 0 ? 'all' : nameOf(shown.frame[n]);
-      b.title = val(shown.total[n]);
-      b.disabled = n === zoomNode;
-      b.addEventListener('click', () => zoomTo(n));
+      b.textContent = text;
+      b.title = title;
+      b.disabled = disabled;
+      b.addEventListener('click', action);
       nav.append(b);
+    };
+    // Focused: the way back to every call path first.
+    if (rerooted()) {
+      crumb('all', 'back to the whole graph', false, () => { state.focusFrame = -1; update(); });
+      nav.append(' › ');
+      nav.append(Object.assign(document.createElement('span'), { className: 'crumb-focus', textContent: 'focus:' }), ' ');
+    }
+    path.forEach((n, i) => {
+      if (i) nav.append(' › ');
+      crumb(n === 0 ? (rerooted() ? `${nameOf(state.focusFrame)} (all call paths)` : 'all') : nameOf(shown.frame[n]),
+        val(shown.total[n]), n === zoomNode, () => zoomTo(n));
     });
   }
 
@@ -542,12 +588,17 @@
     return null;
   }
 
-  function diffTooltipRow(n) {
+  const signed = (x, text) => `${x >= 0 ? '+' : ''}${text}`;
+  const points = (x) => signed(x, (x * 100).toFixed(1)) + ' points';
+  function diffTooltipRows(n) {
     const base = baseNsOf(shown.origin[n]);
     if (base < 0) return '<tr><th>base</th><td colspan="3">not in the base profile (new)</td></tr>';
-    const points = ((shown.total[n] / (shown.total[0] || 1) - base / (diff.base_total_ns || 1)) * 100).toFixed(1);
-    return `<tr><th>base</th><td>${val(base)}</td><td>${pct(base, diff.base_total_ns)} of all</td>` +
-      `<td>${points >= 0 ? '+' : ''}${points} points</td></tr>`;
+    const baseSelf = Math.max(baseSelfOf(shown.origin[n]), 0);
+    const totalChange = shareOf(shown.total[n], shown.total[0]) - shareOf(base, diff.base_total_ns);
+    return `<tr><th>base total</th><td>${val(base)}</td><td>${pct(base, diff.base_total_ns)} of all</td>` +
+      `<td>${points(totalChange)}</td></tr>` +
+      `<tr><th>base self</th><td>${val(baseSelf)}</td><td>${pct(baseSelf, diff.base_total_ns)} of all</td>` +
+      `<td>${points(selfChange(n))}</td></tr>`;
   }
 
   function showTooltip(b, ev) {
@@ -559,8 +610,8 @@
       `<table><tr><th>total</th><td>${val(shown.total[n])}</td><td>${pct(shown.total[n], all)} of all</td>` +
       `<td>${pct(shown.total[n], par)} of parent</td></tr>` +
       `<tr><th>self</th><td>${val(shown.self[n])}</td><td>${pct(shown.self[n], all)} of all</td><td></td></tr>` +
-      (diff ? diffTooltipRow(n) : '') + '</table>' +
-      (f >= 0 && f < BASE_FRAMES && frameKind[f] !== KIND.other ? '<div class="hint">click: zoom · right-click: callers and callees</div>' : '');
+      (diff ? diffTooltipRows(n) : '') + '</table>' +
+      (f >= 0 && f < BASE_FRAMES && frameKind[f] !== KIND.other ? '<div class="hint">click: zoom · shift-click: focus (rooted here, all call paths) · right-click: callers and callees</div>' : '');
     tip.hidden = false;
     const box = canvas.parentElement.getBoundingClientRect();
     let left = ev.clientX - box.left + 14, top = ev.clientY - box.top + 14;
@@ -580,7 +631,10 @@
   canvas.addEventListener('click', (ev) => {
     const r = canvas.getBoundingClientRect();
     const b = boxAt(ev.clientX - r.left, ev.clientY - r.top);
-    if (b) zoomTo(b.node === zoomNode && b.node !== 0 ? shown.parent[b.node] : b.node);
+    if (!b) return;
+    const f = shown.frame[b.node];
+    if (ev.shiftKey && f >= 0 && f < BASE_FRAMES && frameKind[f] !== KIND.other) focusMethod(f);
+    else zoomTo(b.node === zoomNode && b.node !== 0 ? shown.parent[b.node] : b.node);
   });
   // A right-click on a method's box shows its callers and callees.
   canvas.addEventListener('contextmenu', (ev) => {
@@ -619,8 +673,11 @@
   function renderTop(passing, shownTotal) {
     const { self, total } = frameWeights(passing);
     const rows = [];
-    for (let f = 0; f < BASE_FRAMES; f++) if (total[f] > 0) rows.push(f);
+    // On a differential page: the change of a method's self time from the base.
+    const change = (f) => self[f] - (diff.base_frame_self_ns[f] || 0);
+    for (let f = 0; f < BASE_FRAMES; f++) if (total[f] > 0 || (diff && diff.base_frame_self_ns[f] > 0)) rows.push(f);
     const by = {
+      change: (a, b) => change(b) - change(a) || self[b] - self[a],
       self: (a, b) => self[b] - self[a] || total[b] - total[a],
       total: (a, b) => total[b] - total[a] || self[b] - self[a],
       name: (a, b) => nameOf(a).localeCompare(nameOf(b)),
@@ -630,10 +687,12 @@
     const html = rows.slice(0, TOP_ROWS).map((f) =>
       `<tr data-frame="${f}"><td class="num">${num(self[f])}</td><td class="num">${pct(self[f], shownTotal)}</td>` +
       `<td class="num">${num(total[f])}</td><td class="num">${pct(total[f], shownTotal)}</td>` +
+      (diff ? `<td class="num change">${signed(change(f), num(change(f)))}</td>` : '') +
       `<td class="name">${escapeHtml(nameOf(f))}</td><td class="path">${escapeHtml(framePath[f])}</td>` +
       `<td>${frameKind[f] === KIND.other ? '' : '<button type="button" class="to-sandwich" title="this method\'s callers and callees">callers/callees</button>'}</td></tr>`);
     $('top-body').innerHTML = html.join('\n');
-    const sortName = { self: 'self time', total: 'total time', name: 'name', path: 'file' }[state.sort];
+    const sortName = { self: 'self time', total: 'total time', name: 'name', path: 'file',
+      change: 'change of self time from the base' }[state.sort];
     $('top-caption').textContent = `Top ${Math.min(rows.length, TOP_ROWS)} of ${rows.length.toLocaleString('en-US')} methods by ${sortName}` +
       (data.folded_nodes > 0 && passing.length < leafCount ? ' (time in folded call paths counts as “(other)” here)' : '');
     for (const th of document.querySelectorAll('#top-table th')) th.classList.toggle('sorted', th.dataset.sort === state.sort);
@@ -752,6 +811,7 @@
     lastPassing = passing;
     lastUntimed = untimed;
     shown = buildShown(passing);
+    if (diff) measureDiffScale();
     zoomNode = resolveZoom();
     renderStatus(shown.total[0]);
     applySearch();
@@ -895,6 +955,9 @@
         share: shown.total[0] > 0 ? shown.total[b.node] / shown.total[0] : 0,
         matched: !!(matched && matched[b.node]),
         base_ns: diff ? baseNsOf(shown.origin[b.node]) : undefined,
+        base_self_ns: diff ? baseSelfOf(shown.origin[b.node]) : undefined,
+        self_change: diff && b.node > 0 ? selfChange(b.node) : undefined,
+        color: diff ? diffColorOf(b.node) : colorOf(shown.frame[b.node]),
         zoomed: b.node === zoomNode,
       }));
     },
@@ -926,13 +989,25 @@
       $(id).title = 'not on a differential page';
     }
     const legend = document.querySelector('.legend');
-    legend.innerHTML = '<strong>Differential flame graph</strong>: the target profile\'s shape, each call path ' +
-      `coloured by the change of its share of the total from the base (${val(diff.base_total_ns)}) to the target ` +
-      `(${val(data.total_ns)}): <span class="sw d-grew"></span>grew <span class="sw d-shrank"></span>shrank ` +
-      '<span class="sw d-same"></span>unchanged <span class="sw d-new"></span>new (not in the base); full colour at 5 points.';
+    legend.innerHTML = '<strong>Differential flame graph</strong>: the target profile\'s shape, each box ' +
+      `coloured by the change of its own (self) time's share of the total from the base (${val(diff.base_total_ns)}) ` +
+      `to the target (${val(data.total_ns)}), so the change shows where it happened, not on every caller: ` +
+      '<span class="sw d-grew"></span>grew <span class="sw d-shrank"></span>shrank ' +
+      '<span class="sw d-same"></span>unchanged <span class="sw d-new"></span>new (not in the base); ' +
+      `full colour at the largest change (<span id="diff-full">${(diffFull * 100).toFixed(1)}</span> points). ` +
+      'The tooltip gives the change of the total too; the Top table has a change column.';
     // read before the graph, not found after scrolling past it
     $('flame-box').before(legend);
     document.body.classList.add('diff');
+    // The Top table's change column, and the methods that changed most first.
+    const th = document.createElement('th');
+    th.scope = 'col';
+    th.className = 'num';
+    th.dataset.sort = 'change';
+    th.textContent = `Change ${UNIT}`;
+    th.title = 'self time in the target less self time in the base';
+    $('top-table').querySelector('thead th[data-sort="name"]').before(th);
+    state.sort = 'change';
   }
 
   // The measure chooser: another measure is another view of the page.
@@ -973,11 +1048,12 @@
     stalePanels.add('source');
     selectTab(tab);
   }
-  // The flame graph of the stacks through method `f`.
+  // The flame graph rooted at method `f`, every call path to it merged
+  // (the Sandwich tab has its callers); on a differential page, or
+  // inverted, the stacks through it.
   function focusMethod(f) {
     state.focusFrame = viewFrame(f);
     state.zoomPath = [];
-    $('search').value = '^' + escapeRegex(nameOf(state.focusFrame)) + '$';
     readControls();
     update();
     selectTab('flame');

@@ -184,6 +184,18 @@ run(async () => {
     const focused = await shownNs(page);
     check(flameVisible && Math.abs((focused * 100) / (await page.evaluate(() => JSON.parse(document.getElementById('rperf-data').textContent).total_ns)) - hotPct) <= 0.11,
       `clicking its row focuses ${hotName}: ${(focused / 1e6).toFixed(1)} ms shown`);
+    // Focused, the graph is rooted at the method: one box of it under the
+    // root, as wide as the root, every call path merged into it.
+    const focusedBoxes = await page.evaluate(() => rperfViewer.boxes());
+    const top = Math.min(...focusedBoxes.map((b) => b.y));
+    const rooted = focusedBoxes.filter((b) => b.y === top + b.h);
+    check(rooted.length === 1 && rooted[0].name === hotName && rooted[0].total_ns === focused,
+      `focused, the graph is rooted at ${hotName}: under the root ${rooted.map((b) => `${b.name} ${(b.total_ns / 1e6).toFixed(1)} ms`)}`);
+    const focusCrumbs = await page.$$eval('#crumbs button', (bs) => bs.map((b) => b.textContent));
+    check(focusCrumbs[0] === 'all' && focusCrumbs[1].startsWith(hotName), `its breadcrumb leads back: ${focusCrumbs.join(' › ')}`);
+    await page.click('#crumbs button');
+    const whole = await shownNs(page);
+    check(whole > focused, `the breadcrumb's "all" shows the whole graph again: ${(whole / 1e6).toFixed(1)} ms`);
 
     // Tags: every label key, with values and shares.
     await page.click('#tab-tags');
@@ -209,6 +221,13 @@ run(async () => {
     await page.mouse.move(diffHot.x + diffHot.w / 2, diffHot.y + diffHot.h / 2);
     const diffTip = await page.$eval('#tooltip', (e) => e.textContent);
     check(diffTip.includes('base') && diffTip.includes('+0.0 points'), `its tooltip compares with the base: "${diffTip}"`);
+    check(diffBoxes.every((b) => b.self_change === undefined || Math.abs(b.self_change) < 1e-12),
+      'against itself no box\'s own time changed');
+    await page.click('#tab-top');
+    const changes = await page.$$eval('#top-body td.change', (tds) => tds.map((td) => td.textContent));
+    const sortedBy = await page.$eval('#top-table th.sorted', (th) => th.textContent);
+    check(changes.length > 5 && changes.every((c) => c === '+0.0') && sortedBy.startsWith('Change'),
+      `the Top table's change column, sorted by: ${changes.length} rows of ${[...new Set(changes)]}, sorted by ${sortedBy}`);
 
     await checkFolded(session, page);
     await checkIdle(page);

@@ -233,6 +233,18 @@ static void test_node_budget(void **state)
 
 /* Matching by method names across two profiles: a tree matched with
  * itself finds every node; a path the base lacks is -1; "(other)" too. */
+
+/* The base's total / self at a matched node, -1 where none matched. */
+static int64_t matched_total(const rp_calltree *b, const uint32_t *match, size_t n)
+{
+    return match[n] == RP_IDX_NONE ? -1 : b->nodes[match[n]].total;
+}
+
+static int64_t matched_self(const int64_t *base_self, const uint32_t *match, size_t n)
+{
+    return match[n] == RP_IDX_NONE ? -1 : base_self[match[n]];
+}
+
 static void test_match(void **state)
 {
     (void)state;
@@ -244,23 +256,35 @@ static void test_match(void **state)
     add_sample(&base, 4, 1, 0, "x.rb|b", "x.rb|a", "x.rb|main", NULL);
     rp_calltree t, b;
     assert_int_equal(rp_calltree_build(&target, 0, 0, &t), 0);
-    int64_t *same = malloc(t.node_count * sizeof(*same));
+    uint32_t *same = malloc(t.node_count * sizeof(*same));
     assert_int_equal(rp_calltree_match(&t, &target, &t, &target, same), 0);
     for (size_t n = 0; n < t.node_count; n++)
-        assert_int_equal(same[n], t.nodes[n].total);
+        assert_int_equal(same[n], n);
     assert_int_equal(rp_calltree_build(&base, 0, 0, &b), 0);
     assert_int_equal(rp_calltree_match(&t, &target, &b, &base, same), 0);
-    assert_int_equal(same[0], 10);
-    assert_int_equal(same[node_at(&target, &t, (const char *[]){"main", NULL})], 10);
-    assert_int_equal(same[node_at(&target, &t, (const char *[]){"main", "a", NULL})], 4);
-    assert_int_equal(same[node_at(&target, &t, (const char *[]){"main", "a", "b", NULL})], 4);
-    assert_int_equal(same[node_at(&target, &t, (const char *[]){"main", "c", NULL})], -1);
-    assert_int_equal(same[node_at(&target, &t, (const char *[]){"main", "a", "a", NULL})], -1);
+    int64_t *base_self = malloc(b.node_count * sizeof(*base_self));
+    rp_calltree_self(&b, base_self);
+#define BASE_TOTAL(...) matched_total(&b, same, node_at(&target, &t, (const char *[]){__VA_ARGS__, NULL}))
+#define BASE_SELF(...) matched_self(base_self, same, node_at(&target, &t, (const char *[]){__VA_ARGS__, NULL}))
+    assert_int_equal(b.nodes[same[0]].total, 10);
+    assert_int_equal(BASE_TOTAL("main"), 10);
+    assert_int_equal(BASE_TOTAL("main", "a"), 4);
+    assert_int_equal(BASE_TOTAL("main", "a", "b"), 4);
+    assert_int_equal(BASE_TOTAL("main", "c"), -1);
+    assert_int_equal(BASE_TOTAL("main", "a", "a"), -1);
+    /* self: what ends at the node in the base */
+    assert_int_equal(BASE_SELF("main"), 0);
+    assert_int_equal(BASE_SELF("main", "a"), 0);
+    assert_int_equal(BASE_SELF("main", "a", "b"), 4);
+    assert_int_equal(BASE_SELF("main", "c"), -1);
     rp_calltree_free(&t);
     assert_int_equal(rp_calltree_build(&target, 8, 0, &t), 0);
-    int64_t *folded = malloc(t.node_count * sizeof(*folded));
+    uint32_t *folded = malloc(t.node_count * sizeof(*folded));
     assert_int_equal(rp_calltree_match(&t, &target, &b, &base, folded), 0);
-    assert_int_equal(folded[node_at(&target, &t, (const char *[]){"main", "(other)", NULL})], -1);
+    assert_int_equal(folded[node_at(&target, &t, (const char *[]){"main", "(other)", NULL})], RP_IDX_NONE);
+#undef BASE_TOTAL
+#undef BASE_SELF
+    free(base_self);
     free(folded);
     free(same);
     rp_calltree_free(&t);
