@@ -86,6 +86,9 @@ int rp_options_parse(rp_options *o, int c, const char *arg)
     case RP_OPT_HIDE_IDLE:
         o->hide_idle = true;
         return 1;
+    case RP_OPT_MY_CODE:
+        o->my_code = true;
+        return 1;
     case RP_OPT_MEASURE: {
         int m = rp_measure_parse(arg);
         if (m < 0)

@@ -25,11 +25,12 @@ typedef struct rp_options {
     rp_time_window window; /* --since / --until: which parts are read */
     rp_measure measure;    /* --measure: what the weights shown are */
     bool hide_idle;        /* --hide-idle: threads blocked all along left out */
+    bool my_code;          /* --my-code: runs of library frames collapsed (my_code.h) */
 } rp_options;
 
 /* getopt_long values of the shared options (above any character). */
 enum { RP_OPT_TOP = 0x1000, RP_OPT_LINES, RP_OPT_TAGFOCUS, RP_OPT_TAGIGNORE, RP_OPT_SINCE,
-       RP_OPT_UNTIL, RP_OPT_MEASURE, RP_OPT_HIDE_IDLE };
+       RP_OPT_UNTIL, RP_OPT_MEASURE, RP_OPT_HIDE_IDLE, RP_OPT_MY_CODE };
 
 #define RP_SHARED_OPTIONS                                    \
     {"top", required_argument, NULL, RP_OPT_TOP},            \
@@ -39,7 +40,8 @@ enum { RP_OPT_TOP = 0x1000, RP_OPT_LINES, RP_OPT_TAGFOCUS, RP_OPT_TAGIGNORE, RP_
     {"since", required_argument, NULL, RP_OPT_SINCE},          \
     {"until", required_argument, NULL, RP_OPT_UNTIL},          \
     {"measure", required_argument, NULL, RP_OPT_MEASURE},      \
-    {"hide-idle", no_argument, NULL, RP_OPT_HIDE_IDLE}
+    {"hide-idle", no_argument, NULL, RP_OPT_HIDE_IDLE},        \
+    {"my-code", no_argument, NULL, RP_OPT_MY_CODE}
 
 /* The text of the shared options for --help. */
 #define RP_SHARED_OPTIONS_HELP                                                    \
@@ -62,7 +64,10 @@ enum { RP_OPT_TOP = 0x1000, RP_OPT_LINES, RP_OPT_TAGFOCUS, RP_OPT_TAGIGNORE, RP_
     "  --hide-idle                leave out idle threads: those that spent 99% or\n" \
     "                             more of their time off the GVL (%GVL=blocked:\n"  \
     "                             waiting for work, I/O or a timer; wall mode), and\n" \
-    "                             say how much time that was\n"
+    "                             say how much time that was\n"                 \
+    "  --my-code                  the application's code first: each run of frames\n" \
+    "                             of a gem, of Ruby's own library or of the VM is one\n" \
+    "                             frame named for it, e.g. [actionpack 8.1.4.1]\n"
 
 void rp_options_init(rp_options *o);
 void rp_options_free(rp_options *o);

@@ -7,6 +7,7 @@
 #include "../profile/diag.h"
 #include "../profile/filter.h"
 #include "../profile/load.h"
+#include "../profile/my_code.h"
 #include "../profile/output.h"
 #include "commands.h"
 
@@ -34,7 +35,7 @@ int rp_pipeline_load(char *const *paths, int count, const rp_options *o, bool ke
         .time_slots = time_slots,
     };
     if (rp_load_paths(paths, count, &spec, p) != 0 || rp_filter_apply(p, &o->tags) != 0 ||
-        (o->hide_idle && hide_idle_threads(p) != 0))
+        (o->hide_idle && hide_idle_threads(p) != 0) || (o->my_code && rp_my_code_apply(p) != 0))
         return -1;
     if (o->measure != RP_MEASURE_TIME && !rp_profile_has_memory(p)) {
         rp_error("--measure %s: %s%s has no allocation samples (record with RPERF_ALLOC=N, or "

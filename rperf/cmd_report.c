@@ -5,7 +5,7 @@
  * where there is no display; or the text report, the top table, the page,
  * the flat table on stdout. Default FILE: rperf.json.gz. The analyzer's
  * selections apply to each (--tagfocus, --tagignore, --since, --until,
- * --measure, --hide-idle, --lines): they are rperf-analyze's own options,
+ * --measure, --hide-idle, --lines, --my-code): they are rperf-analyze's own options,
  * passed on.
  */
 #include <stdio.h>

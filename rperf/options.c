@@ -47,7 +47,7 @@ int rperf_opt_selection(int argc, char **argv, int *i, const char **passed, int 
 {
     static const char *const with_value[] = {"--tagfocus", "--tagignore", "--since", "--until", "--measure"};
     const char *a = argv[*i], *value;
-    if (strcmp(a, "--hide-idle") == 0 || strcmp(a, "--lines") == 0) {
+    if (strcmp(a, "--hide-idle") == 0 || strcmp(a, "--lines") == 0 || strcmp(a, "--my-code") == 0) {
         if (*n < max)
             passed[(*n)++] = a;
         return 1;

@@ -24,7 +24,7 @@ bool rperf_opt_alloc(const char *arg, const char **value);
 
 /* rperf-analyze's selections, which report and diff pass on: --tagfocus,
  * --tagignore, --since, --until, --measure (with a value) and --hide-idle,
- * --lines. argv[*i] appended to passed[] (*n of `max` used; the value
+ * --lines, --my-code. argv[*i] appended to passed[] (*n of `max` used; the value
  * too): 1; 0 when it is none of them; -1 after a usage error. */
 int rperf_opt_selection(int argc, char **argv, int *i, const char **passed, int *n, int max,
                         rperf_usage_fn *usage);

@@ -130,6 +130,8 @@ void rperf_report_usage(FILE *out)
           "        --tagfocus KEY=REGEX         Only the samples whose label KEY matches (repeatable)\n"
           "        --tagignore KEY=REGEX        Leave out the samples whose label KEY matches\n"
           "        --hide-idle                  Leave out the threads idle all along (wall mode)\n"
+          "        --my-code                    Each run of gem, Ruby library or VM frames as one\n"
+          "                                     frame named for it: the application's code first\n"
           "        --since TIME, --until TIME   Only the parts that overlap the window\n"
           "        --measure M                  time, alloc, retained or retained-bytes\n"
           "    -h, --help                       Show this help\n",
@@ -151,8 +153,8 @@ void rperf_diff_usage(FILE *out)
           "                                     grew by more than PCT%, significantly (several\n"
           "                                     runs per side: a directory with one run each)\n"
           "        --json                       The --check verdict as JSON\n"
-          "        --tagfocus, --tagignore, --since, --until, --measure, --hide-idle, --lines\n"
-          "                                     rperf-analyze's selections, on both sides\n"
+          "        --tagfocus, --tagignore, --since, --until, --measure, --hide-idle, --lines,\n"
+          "        --my-code                    rperf-analyze's selections, on both sides\n"
           "    -o, --output PATH                Write the report or page to PATH\n"
           "    -h, --help                       Show this help\n",
           out);

@@ -10,6 +10,9 @@
  *   strings      every string of the profile
  *   frames       [label, path, line] per frame (string ids; line 0: none);
  *                one more frame at the end stands for "(other)"
+ *   frame_code, libraries  whose code each frame is (my_code.h): -1 the
+ *                application's, -2 a C method (its caller's), or an index
+ *                into libraries, [name, directory] each: the "my code" view
  *   frame_self_ns, frame_total_ns  with folded call paths only: each
  *                method's exact self time (per frame) and total time
  *                ([frame, ns] pairs), for the Top table of everything
@@ -64,6 +67,7 @@
 #include "../profile_write.h"
 #include "../../common/numfmt.h"
 #include "../flatcum.h"
+#include "../my_code.h"
 #include "calltree.h"
 #include "html_sections.h"
 #include "html_sources.h"
@@ -119,6 +123,53 @@ static void write_frame_weights(rp_json *j, const page_writer *w)
         rp_json_int(j, w->page.fc.cum[i].weight);
     }
     rp_json_end_array(j);
+}
+
+/* Whose code each frame is (my_code.h), for the page's "my code" switch:
+ * per frame -1 (the application's), -2 (a C method: its caller's) or the
+ * index of its library in "libraries" ([name, directory] each). */
+static int write_code(rp_json *j, const rp_profile *p)
+{
+    const char *app_dir = p->meta.cwd != RP_IDX_NONE ? rp_profile_str(p, p->meta.cwd) : NULL;
+    rp_strtab names; /* the libraries' names, ids in order of first use */
+    rp_strtab_init(&names);
+    struct library_dir {
+        const char *path; /* the profile's string: its first len bytes */
+        size_t len;
+    } *dirs = NULL;
+    size_t dirs_cap = 0;
+    int rc = 0;
+    rp_json_key(j, "frame_code");
+    rp_json_begin_array(j);
+    for (size_t f = 0; f < p->frame_count && rc == 0; f++) {
+        const char *path = rp_profile_str(p, p->frames[f].path);
+        rp_code_origin o = rp_code_of(rp_profile_str(p, p->frames[f].label), path, app_dir);
+        if (o.code != RP_CODE_LIBRARY) {
+            rp_json_int(j, o.code == RP_CODE_APP ? -1 : -2);
+            continue;
+        }
+        size_t known = names.count;
+        uint32_t id = rp_strtab_intern(&names, o.name, strlen(o.name));
+        if (id == RP_IDX_NONE || (id == known && RP_VEC_RESERVE(dirs, dirs_cap, known + 1) != 0))
+            rc = -1;
+        else if (id == known)
+            dirs[id] = (struct library_dir){path, o.dir_len};
+        rp_json_int(j, id);
+    }
+    rp_json_int(j, -1); /* "(other)" */
+    rp_json_end_array(j);
+    rp_json_key(j, "libraries");
+    rp_json_begin_array(j);
+    for (size_t i = 0; i < names.count && rc == 0; i++) {
+        rp_json_begin_array(j);
+        rp_json_cstring(j, rp_strtab_get(&names, (uint32_t)i, NULL));
+        rp_json_string(j, dirs[i].path, dirs[i].len);
+        rp_json_end_array(j);
+    }
+    rp_json_end_array(j);
+    free(dirs);
+    rp_strtab_free(&names);
+    return rc;
 }
 
 static void write_label_sets(rp_json *j, const rp_profile *p)
@@ -369,9 +420,10 @@ static int write_data(rp_out *out, const page_writer *w)
     }
     rp_json_end_array(&j);
     write_frames(&j, p);
+    int code_rc = write_code(&j, p);
     write_label_sets(&j, p);
     write_view(&j, w);
-    int rc = w->base_ns ? 0 : write_other_measures(&j, p);
+    int rc = code_rc != 0 ? code_rc : w->base_ns ? 0 : write_other_measures(&j, p);
     if (rc == 0 && !w->base_ns)
         rc = write_requests(&j, p);
     write_slots(&j, p);

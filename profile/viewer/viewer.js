@@ -26,7 +26,7 @@
   const str = (id) => (id >= 0 ? data.strings[id] : '');
 
   // --- frames --------------------------------------------------------------
-  const KIND = { ruby: 0, cfunc: 1, state: 2, label: 3, other: 4, root: 5 };
+  const KIND = { ruby: 0, cfunc: 1, state: 2, label: 3, other: 4, root: 5, library: 6 };
   const STATE_KEYS = new Set(['%GVL', '%GC']);
   // frameName says the line too ("Object#work:12") when the profile has
   // lines; frameLabel is the method's name alone.
@@ -67,6 +67,24 @@
       frameName.push(name); frameLabel.push(name); framePath.push(''); frameLine.push(0);
       frameKind.push(STATE_KEYS.has(key) ? KIND.state : KIND.label);
       labelFrames.set(name, f);
+    }
+    return f;
+  }
+  // "My code": whose code each embedded frame is (-1 the application's,
+  // -2 a C method, its caller's; else a library's index), and the frame
+  // that stands for a run of a library's frames, made when first shown.
+  const frameCode = data.frame_code || [];
+  const libraries = data.libraries || [];
+  const APP_CODE = -1, CALLERS_CODE = -2;
+  const libraryFrames = new Map();
+  function libraryFrame(lib) {
+    let f = libraryFrames.get(lib);
+    if (f === undefined) {
+      f = frameName.length;
+      const name = `[${libraries[lib][0]}]`;
+      frameName.push(name); frameLabel.push(name); framePath.push(libraries[lib][1]); frameLine.push(0);
+      frameKind.push(KIND.library);
+      libraryFrames.set(lib, f);
     }
     return f;
   }
@@ -139,6 +157,7 @@
     lines: !!data.lines_view, // a frame per line of code (line-level profiles)
     inverted: false, // the tree bottom-up: leaves as roots
     method: -1, // the method the Sandwich and Source tabs show (a frame of methodOf)
+    myCode: false, // each run of library frames as one box (set up below)
   };
 
   function escapeRegex(s) { return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); }
@@ -179,6 +198,34 @@
   }
 
   const rerooted = () => state.focusFrame >= 0 && !diff && !state.inverted;
+  const collapsing = () => state.myCode && !diff;
+  // Per embedded node, the frame shown for it with library runs collapsed:
+  // its own (the application's, or a C method it called), its library's
+  // frame where a run begins, or SAME_RUN inside a run. A parent's id is
+  // below its children's.
+  const SAME_RUN = -2;
+  function myCodeFrames() {
+    const libOf = new Int32Array(nodeCount).fill(APP_CODE), out = new Int32Array(nodeCount);
+    for (let n = 1; n < nodeCount; n++) {
+      const f = nodeFrame[n], parentLib = libOf[nodeParent[n]];
+      const code = f < frameCode.length ? frameCode[f] : APP_CODE;
+      const lib = code >= 0 ? code : code === CALLERS_CODE ? parentLib : APP_CODE;
+      libOf[n] = lib;
+      out[n] = lib < 0 ? viewFrame(f) : lib === parentLib ? SAME_RUN : libraryFrame(lib);
+    }
+    return out;
+  }
+  // Whether the profile has the application's own Ruby methods and some
+  // library's: then "my code" is offered, and on at first.
+  const offersMyCode = (() => {
+    let app = false, lib = false;
+    for (let n = 1; n < nodeCount && !(app && lib); n++) {
+      const f = nodeFrame[n], code = f < frameCode.length ? frameCode[f] : CALLERS_CODE;
+      if (code === APP_CODE && frameKind[f] === KIND.ruby) app = true;
+      if (code >= 0) lib = true;
+    }
+    return app && lib;
+  })();
   // Per embedded node, the outermost node on its path (itself included)
   // of the focused method; -1 where none is. A parent's id is below its
   // children's.
@@ -261,10 +308,13 @@
     // its path in the base): the graph is rooted at it, every call path
     // to it merged, so each box below is found by its frame too.
     const reroot = rerooted();
-    const fold = merging() || reroot;
+    // "My code": a library's run of frames is one box, found by its frame.
+    const codeFrame = collapsing() ? myCodeFrames() : null;
+    const fold = merging() || reroot || codeFrame !== null;
     const focusStart = reroot ? outermostFocus() : null;
     const methodChild = (p, n) => {
       if (reroot && focusStart[n] === n) return labelChildOf(p, state.focusFrame);
+      if (codeFrame) return codeFrame[n] === SAME_RUN ? p : labelChildOf(p, codeFrame[n]);
       return fold ? labelChildOf(p, viewFrame(nodeFrame[n])) : add(p, nodeFrame[n], n);
     };
     const groups = new Map(); // tagroot group's node -> base node -> shown node
@@ -302,7 +352,10 @@
         const sl = slice(leaves[4 * i + 2], leaves[4 * i + 1]);
         let at = 0;
         for (let k = sl.leafFrames.length - 1; k >= 0; k--) at = labelChildOf(at, sl.leafFrames[k]);
-        for (let n = leaves[4 * i]; n > 0; n = nodeParent[n]) at = labelChildOf(at, viewFrame(nodeFrame[n]));
+        for (let n = leaves[4 * i]; n > 0; n = nodeParent[n]) {
+          if (codeFrame && codeFrame[n] === SAME_RUN) continue;
+          at = labelChildOf(at, codeFrame ? codeFrame[n] : viewFrame(nodeFrame[n]));
+        }
         for (let k = sl.rootFrames.length - 1; k >= 0; k--) at = labelChildOf(at, sl.rootFrames[k]);
         self[at] += leaves[4 * i + 3];
       }
@@ -458,6 +511,7 @@
       case KIND.state: return `hsl(${265 + 20 * h},35%,${68 + 8 * h}%)`;
       case KIND.label: return `hsl(${105 + 30 * h},45%,${58 + 10 * h}%)`;
       case KIND.other: return '#e2e2e2';
+      case KIND.library: return `hsl(${200 + 30 * h},14%,${74 + 8 * h}%)`;
       default: return `hsl(${8 + 37 * h},78%,${58 + 8 * h}%)`;
     }
   }
@@ -611,7 +665,8 @@
       `<td>${pct(shown.total[n], par)} of parent</td></tr>` +
       `<tr><th>self</th><td>${val(shown.self[n])}</td><td>${pct(shown.self[n], all)} of all</td><td></td></tr>` +
       (diff ? diffTooltipRows(n) : '') + '</table>' +
-      (f >= 0 && f < BASE_FRAMES && frameKind[f] !== KIND.other ? '<div class="hint">click: zoom · shift-click: focus (rooted here, all call paths) · right-click: callers and callees</div>' : '');
+      (f >= 0 && f < BASE_FRAMES && frameKind[f] !== KIND.other ? '<div class="hint">click: zoom · shift-click: focus (rooted here, all call paths) · right-click: callers and callees</div>' : '') +
+      (f >= 0 && frameKind[f] === KIND.library ? '<div class="hint">a run of this library\'s frames as one box: uncheck “my code” to see inside</div>' : '');
     tip.hidden = false;
     const box = canvas.parentElement.getBoundingClientRect();
     let left = ev.clientX - box.left + 14, top = ev.clientY - box.top + 14;
@@ -781,6 +836,12 @@
         `(${val(idleWeight)}, ${pct(idleWeight, data.total_ns)} of the time)`;
       st.append(' — ', idle);
     }
+    if (collapsing()) {
+      const note = document.createElement('span');
+      note.id = 'my-code-note';
+      note.textContent = 'my code: each run of a gem\'s, Ruby\'s or the VM\'s frames is one grey box named for it';
+      st.append(' — ', note);
+    }
     const result = document.createElement('span');
     result.id = 'search-result';
     st.append(' ', result);
@@ -843,6 +904,9 @@
     state.process = $('process').value;
     state.thread = $('thread').value;
     state.hideIdle = $('hide-idle').checked;
+    const myCode = offersMyCode && $('my-code').checked;
+    if (myCode !== state.myCode) state.zoomPath = []; // other boxes, other tree
+    state.myCode = myCode;
     state.flame = $('flame-order').checked;
     const lines = hasLines && $('by-line').checked, inverted = $('inverted').checked;
     if (lines !== state.lines || inverted !== state.inverted) state.zoomPath = []; // other frames, other tree
@@ -864,7 +928,7 @@
   }
   for (const id of ['search', 'tagfocus', 'tagignore', 'tagroot', 'tagleaf'])
     $(id).addEventListener('input', onControl);
-  for (const id of ['process', 'thread', 'hide-idle', 'flame-order', 'by-line', 'inverted'])
+  for (const id of ['process', 'thread', 'hide-idle', 'my-code', 'flame-order', 'by-line', 'inverted'])
     $(id).addEventListener('change', onControl);
   $('controls').addEventListener('submit', (ev) => { ev.preventDefault(); onControl(); });
   $('reset').addEventListener('click', () => {
@@ -873,6 +937,7 @@
     $('process').value = '';
     $('thread').value = '';
     $('hide-idle').checked = false;
+    $('my-code').checked = offersMyCode && !diff;
     $('flame-order').checked = false;
     $('by-line').checked = !!data.lines_view;
     $('inverted').checked = false;
@@ -963,6 +1028,7 @@
     },
     shownTotal: () => shown.total[0],
     idleThreads: () => [...idleThreads],
+    myCode: () => collapsing(),
     measure: () => (data.measures && data.measures[wantedMeasure] ? wantedMeasure : topMeasure),
     unit: UNIT,
     zoomedName: () => nameOf(shown.frame[zoomNode]),
@@ -984,7 +1050,8 @@
   function setUpDiff() {
     if (!diff) return;
     $('tagleaf').value = '';
-    for (const id of ['tagfocus', 'tagignore', 'tagroot', 'tagleaf', 'process', 'thread', 'hide-idle', 'inverted']) {
+    $('my-code').checked = false;
+    for (const id of ['tagfocus', 'tagignore', 'tagroot', 'tagleaf', 'process', 'thread', 'hide-idle', 'my-code', 'inverted']) {
       $(id).disabled = true;
       $(id).title = 'not on a differential page';
     }
@@ -1082,6 +1149,8 @@
   setUpMeasures();
   fillChoices();
   $('idle-box').hidden = idleThreads.size === 0;
+  $('my-code-box').hidden = !offersMyCode;
+  $('my-code').checked = offersMyCode;
   $('lines-box').hidden = !hasLines;
   $('by-line').checked = state.lines;
   setUpDiff();

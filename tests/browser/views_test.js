@@ -95,6 +95,16 @@ async function checkInverted(page) {
   await page.click('#inverted');
   await settle();
   await settle();
+  // "my code" on (the program's methods and Ruby's): Ruby's own frames,
+  // Integer#times here, are one "[ruby]" root
+  const collapsed = await page.evaluate(() => rperfViewer.boxes());
+  const top = collapsed.find((b) => b.name === 'all');
+  const ruby = collapsed.find((b) => b.y === top.y + top.h && b.name === '[ruby]');
+  const times = expected.self.find((w) => w.name === 'Integer#times');
+  check(await page.evaluate(() => rperfViewer.myCode()) && ruby && ruby.total_ns >= times.ms * 1e6 * 0.99,
+    `my code, inverted: a root [ruby] holds Integer#times's self time (${ruby ? (ruby.total_ns / 1e6).toFixed(1) : 'none'} ms >= ${times.ms})`);
+  await page.click('#my-code'); // everything
+  await settle();
   const boxes = await page.evaluate(() => rperfViewer.boxes());
   const all = boxes.find((b) => b.name === 'all');
   const roots = boxes.filter((b) => b.y === all.y + all.h); // the row under 'all'
@@ -103,6 +113,7 @@ async function checkInverted(page) {
     check(r && nearMs(r.total_ns, w.ms), `inverted: the root ${w.name} has its self time ${w.ms} ms (page: ${r ? (r.total_ns / 1e6).toFixed(1) : 'no such root'})`);
   }
   await page.screenshot({ path: `${shots}/views-inverted.png` });
+  await page.click('#my-code');
   await page.click('#inverted');
   await page.click('#tagleaf', { clickCount: 3 });
   await page.type('#tagleaf', '%GVL, %GC');

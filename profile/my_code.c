@@ -1,0 +1,232 @@
+/*
+ * profile/my_code.c — the application's own code, and everyone else's.
+ * See my_code.h.
+ */
+#include "my_code.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "schema.h"
+
+static rp_code_origin library(const char *name, int name_len, size_t dir_len)
+{
+    rp_code_origin o = {.code = RP_CODE_LIBRARY, .dir_len = dir_len};
+    snprintf(o.name, sizeof(o.name), "%.*s", name_len, name);
+    return o;
+}
+
+/* "NAME-VERSION" (a version starts with a digit: "net-http-0.4.1",
+ * "nokogiri-1.16.0-x86_64-linux") as "NAME VERSION"; with `any_rev`
+ * (Bundler's git checkouts, "rails-a1b2c3d4e5f6") the last '-' splits. */
+static bool gem_name(const char *dir, size_t len, bool any_rev, rp_code_origin *o, size_t dir_end)
+{
+    const char *dash = NULL;
+    for (const char *c = dir; c < dir + len; c++)
+        if (*c == '-' && c > dir && c + 1 < dir + len && (any_rev || isdigit((unsigned char)c[1]))) {
+            dash = c;
+            if (!any_rev)
+                break;
+        }
+    if (!dash)
+        return false;
+    *o = library(dir, (int)(dash - dir), dir_end);
+    snprintf(o->name + strlen(o->name), sizeof(o->name) - strlen(o->name), " %.*s",
+             (int)(len - (size_t)(dash + 1 - dir)), dash + 1);
+    return true;
+}
+
+/* The innermost ".../gems/NAME-VERSION/" directory of `path`, if any. */
+static bool gem_of(const char *path, rp_code_origin *o)
+{
+    bool found = false;
+    for (const char *at = strstr(path, "/gems/"); at; at = strstr(at + 1, "/gems/")) {
+        const char *dir = at + strlen("/gems/"), *end = strchr(dir, '/');
+        if (!end)
+            break; /* a file, not a directory */
+        bool bundler = at - path >= 8 && memcmp(at - 8, "/bundler", 8) == 0;
+        if (gem_name(dir, (size_t)(end - dir), bundler, o, (size_t)(end - path)))
+            found = true;
+    }
+    return found;
+}
+
+/* Ruby's own library: ".../lib/ruby/3.4.0/", site_ruby, vendor_ruby. */
+static bool ruby_library_of(const char *path, rp_code_origin *o)
+{
+    for (const char *at = strstr(path, "/lib/ruby/"); at; at = strstr(at + 1, "/lib/ruby/")) {
+        const char *dir = at + strlen("/lib/ruby/"), *end = strchr(dir, '/');
+        if (!end)
+            break;
+        size_t len = (size_t)(end - dir);
+        if (isdigit((unsigned char)dir[0]) || (len == 9 && memcmp(dir, "site_ruby", 9) == 0) ||
+            (len == 11 && memcmp(dir, "vendor_ruby", 11) == 0)) {
+            *o = library("ruby", 4, (size_t)(end - path));
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool under_dir(const char *path, const char *dir)
+{
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        len--;
+    return strncmp(path, dir, len) == 0 && (path[len] == '/' || path[len] == '\0');
+}
+
+/* Outside the program's directory, a file under ".../NAME/lib/" is the
+ * library NAME's (a gem used from a checkout, a path gem). */
+static bool checkout_of(const char *path, rp_code_origin *o)
+{
+    const char *lib = NULL;
+    for (const char *at = strstr(path, "/lib/"); at; at = strstr(at + 1, "/lib/"))
+        lib = at;
+    if (!lib || lib == path)
+        return false;
+    const char *name = lib;
+    while (name > path && name[-1] != '/')
+        name--;
+    if (name == lib)
+        return false;
+    *o = library(name, (int)(lib - name), (size_t)(lib - path));
+    return true;
+}
+
+rp_code_origin rp_code_of(const char *label, const char *path, const char *app_dir)
+{
+    rp_code_origin o = {.code = RP_CODE_APP};
+    if (strcmp(path, RP_C_METHOD_PATH) == 0)
+        return (rp_code_origin){.code = RP_CODE_CALLERS};
+    if (gem_of(path, &o) || ruby_library_of(path, &o))
+        return o;
+    if (strncmp(path, "<internal:", 10) == 0)
+        return library("ruby", 4, 0);
+    if (strncmp(label, "Rperf.", 6) == 0 || strncmp(label, "Rperf::", 7) == 0)
+        return library("rperf", 5, 0);
+    bool known_dir = app_dir && *app_dir == '/';
+    if (path[0] == '/' && known_dir && !under_dir(path, app_dir) && checkout_of(path, &o))
+        return o;
+    return (rp_code_origin){.code = RP_CODE_APP};
+}
+
+uint32_t rp_library_frame(rp_profile *p, const rp_code_origin *o, const char *path)
+{
+    char label[RP_LIBRARY_NAME_MAX + 2];
+    snprintf(label, sizeof(label), "[%s]", o->name);
+    uint32_t l = rp_profile_cstring(p, label), d = rp_profile_string(p, path, o->dir_len);
+    return l == RP_IDX_NONE || d == RP_IDX_NONE ? RP_IDX_NONE : rp_profile_frame(p, d, l);
+}
+
+/* --- the my-code view of a profile ---------------------------------------------- */
+
+/* Per frame: RP_CODE_APP's frames map to themselves, a library's to its
+ * library frame, a C method to RP_IDX_NONE (its caller's). */
+#define CALLERS_FRAME RP_IDX_NONE
+
+static uint32_t *library_frames(rp_profile *p)
+{
+    size_t count = p->frame_count;
+    uint32_t *out = malloc((count ? count : 1) * sizeof(*out));
+    const char *app_dir = p->meta.cwd != RP_IDX_NONE ? rp_profile_str(p, p->meta.cwd) : NULL;
+    for (size_t f = 0; out && f < count; f++) {
+        const char *path = rp_profile_str(p, p->frames[f].path);
+        rp_code_origin o = rp_code_of(rp_profile_str(p, p->frames[f].label), path, app_dir);
+        out[f] = o.code == RP_CODE_APP ? (uint32_t)f : o.code == RP_CODE_CALLERS ? CALLERS_FRAME
+                                                                                  : rp_library_frame(p, &o, path);
+        if (o.code == RP_CODE_LIBRARY && out[f] == RP_IDX_NONE) {
+            free(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+/* Stack `id` of `p` with its runs of library frames collapsed, interned
+ * in `into`. Library frames are those from `base_frames` on. */
+static uint32_t collapse_stack(const rp_profile *p, uint32_t id, const uint32_t *lib_of, size_t base_frames,
+                               rp_stack_table *into, uint32_t **buf, size_t *cap)
+{
+    uint32_t depth;
+    const uint32_t *frames = rp_stack_table_get(&p->stacks, id, &depth);
+    if (*cap < depth) {
+        uint32_t *grown = realloc(*buf, depth * sizeof(**buf));
+        if (!grown)
+            return RP_IDX_NONE;
+        *buf = grown;
+        *cap = depth;
+    }
+    /* from the root (the end: stacks are leaf first) to the leaf */
+    uint32_t n = 0, prev = RP_IDX_NONE;
+    for (uint32_t i = depth; i-- > 0;) {
+        uint32_t f = frames[i], shown = lib_of[f];
+        if (shown == CALLERS_FRAME)
+            shown = prev != RP_IDX_NONE && prev >= base_frames ? prev : f;
+        if (shown == prev && shown != f)
+            continue; /* the library's run goes on (recursion of a method does not merge) */
+        (*buf)[n++] = prev = shown;
+    }
+    for (uint32_t i = 0; i < n / 2; i++) { /* back to leaf first */
+        uint32_t t = (*buf)[i];
+        (*buf)[i] = (*buf)[n - 1 - i];
+        (*buf)[n - 1 - i] = t;
+    }
+    return rp_stack_table_intern(into, *buf, n);
+}
+
+/* `table` with its stacks mapped through `stack_of`, into `out`. */
+static int remap_table(const rp_sample_table *table, const uint32_t *stack_of, rp_sample_table *out)
+{
+    rp_sample_table_init(out, table->aggregate);
+    for (size_t i = 0; i < table->count; i++) {
+        const rp_sample *s = &table->samples[i];
+        if (rp_sample_table_add_at(out, stack_of[s->stack], s->thread_seq, s->label_set, s->weight,
+                                   rp_sample_time(table, i)) != RP_SAMPLE_OK)
+            return -1;
+    }
+    return 0;
+}
+
+int rp_my_code_apply(rp_profile *p)
+{
+    size_t base_frames = p->frame_count, stacks = p->stacks.count;
+    uint32_t *lib_of = library_frames(p);
+    uint32_t *stack_of = malloc((stacks ? stacks : 1) * sizeof(*stack_of));
+    rp_stack_table collapsed;
+    rp_stack_table_init(&collapsed);
+    uint32_t *buf = NULL;
+    size_t cap = 0;
+    int rc = lib_of && stack_of ? 0 : -1;
+    for (size_t s = 0; rc == 0 && s < stacks; s++) {
+        stack_of[s] = collapse_stack(p, (uint32_t)s, lib_of, base_frames, &collapsed, &buf, &cap);
+        rc = stack_of[s] == RP_IDX_NONE ? -1 : 0;
+    }
+    /* every table rewritten aside, then all swapped in: a failure
+     * leaves the profile as it was */
+    rp_sample_table remapped[RP_MEASURES];
+    int done = 0;
+    for (; rc == 0 && done < RP_MEASURES; done++)
+        rc = remap_table(rp_profile_table(p, (rp_measure)done), stack_of, &remapped[done]);
+    for (int k = 0; k < done; k++) {
+        rp_sample_table *table = rp_profile_table(p, (rp_measure)k);
+        rp_sample_table_free(rc == 0 ? table : &remapped[k]);
+        if (rc == 0)
+            *table = remapped[k];
+    }
+    if (rc == 0) {
+        rp_stack_table_free(&p->stacks);
+        p->stacks = collapsed;
+    } else {
+        rp_stack_table_free(&collapsed);
+        rp_error("--my-code: out of memory");
+    }
+    free(buf);
+    free(stack_of);
+    free(lib_of);
+    return rc;
+}

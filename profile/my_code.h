@@ -1,0 +1,57 @@
+/*
+ * profile/my_code.h — the application's own code, and everyone else's.
+ *
+ * Owns: which code a frame is — the application's, or a library's (a
+ * gem, Ruby's own library and VM, this profiler's Ruby API) — and the
+ * "my code" view that follows from it (--my-code, the viewer's switch):
+ * each run of consecutive library frames in a stack becomes one frame
+ * named for its library ("[actionpack 8.1.4.1]"), so that the
+ * application's methods stand out. A C method belongs with whoever called
+ * it: inside a gem's run it is the gem's, called by the application it
+ * stays itself (what the application called: Kernel#sleep, Array#each).
+ *
+ * The rules, first that applies: a path under a gem's directory
+ * (".../gems/NAME-VERSION/", Bundler's ".../bundler/gems/NAME-REV/") is
+ * that gem's; under Ruby's library (".../lib/ruby/X.Y.Z/", site_ruby,
+ * vendor_ruby) or "<internal:...>", Ruby's; a method of Rperf, this
+ * profiler's; a file under the program's directory (the profile's cwd)
+ * the application's; elsewhere, a file under a "lib" directory is a
+ * library named for the directory holding that "lib" (a gem used from a
+ * checkout); any other file (a script, an eval) the application's.
+ */
+#ifndef RPERF_PROFILE_MY_CODE_H
+#define RPERF_PROFILE_MY_CODE_H
+
+#include <stddef.h>
+
+#include "profile.h"
+
+typedef enum rp_code {
+    RP_CODE_APP,     /* the application's own */
+    RP_CODE_LIBRARY, /* a library's: `name` says which */
+    RP_CODE_CALLERS, /* a C method: its caller's */
+} rp_code;
+
+#define RP_LIBRARY_NAME_MAX 160
+
+typedef struct rp_code_origin {
+    rp_code code;
+    char name[RP_LIBRARY_NAME_MAX]; /* a library's: "actionpack 8.1.4.1", "ruby", "rperf" */
+    size_t dir_len; /* a library's directory: the path's first dir_len bytes (0: none) */
+} rp_code_origin;
+
+/* Which code the frame of `label` in file `path` is; `app_dir` is the
+ * program's directory (NULL or "": unknown). */
+rp_code_origin rp_code_of(const char *label, const char *path, const char *app_dir);
+
+/* The frame that stands for library `o` in `p`: label "[NAME]", path its
+ * directory. RP_IDX_NONE when out of memory. */
+uint32_t rp_library_frame(rp_profile *p, const rp_code_origin *o, const char *path);
+
+/* --my-code: every stack of `p` with its runs of library frames
+ * collapsed, in every measure. Returns 0, or -1 after an error line (out
+ * of memory; `p` may then hold unused frames and stacks but its samples
+ * are as they were). */
+int rp_my_code_apply(rp_profile *p);
+
+#endif
