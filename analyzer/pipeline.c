@@ -17,12 +17,16 @@ static int hide_idle_threads(rp_profile *p)
     rp_idle_threads idle;
     if (rp_filter_idle_threads(p, &idle) != 0)
         return -1;
-    char ms[RP_NUMFMT_MAX];
-    int64_t total = idle.weight + rp_sample_table_total(rp_profile_table(p, RP_MEASURE_TIME));
+    char ms[RP_NUMFMT_MAX], waiting_ms[RP_NUMFMT_MAX];
+    int64_t total = idle.weight + idle.waiting_weight + rp_sample_table_total(rp_profile_table(p, RP_MEASURE_TIME));
     rp_note("--hide-idle: %zu of %zu threads left out, idle (99%% or more of their time off the GVL): "
             "%s ms, %.1f%% of the time",
             idle.threads, idle.of_threads, rp_fmt_ms(idle.weight, ms),
             total > 0 ? 100.0 * (double)idle.weight / (double)total : 0.0);
+    if (idle.waiting_weight > 0)
+        rp_note("--hide-idle: and %s ms (%.1f%%) of the other threads waiting for work outside requests "
+                "(Mutex#sleep, ConditionVariable#wait, Queue#pop, select, sleep)",
+                rp_fmt_ms(idle.waiting_weight, waiting_ms), 100.0 * (double)idle.waiting_weight / (double)total);
     return 0;
 }
 

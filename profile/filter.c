@@ -11,6 +11,7 @@
 #include "../common/idxset.h"
 #include "../common/vec.h"
 #include "diag.h"
+#include "schema.h"
 #include "vm_state.h"
 
 int rp_tag_filters_add(rp_tag_filters *f, const char *arg, bool ignore, char *why, size_t size)
@@ -192,17 +193,55 @@ static int describe_sets(const rp_profile *p, uint32_t **pid_of, bool **blocked)
     return 0;
 }
 
-/* Keeps the samples of `table` whose thread is not idle. */
-static int drop_idle(rp_sample_table *table, thread_times *t, const uint32_t *pid_of)
+const char *const rp_idle_wait_methods[] = {
+    "Thread::Mutex#sleep", "Thread::ConditionVariable#wait", "Thread::Queue#pop", "Thread::SizedQueue#pop",
+    "IO.select", "Kernel#select", "IO#wait_readable", "IO#wait", "NIO::Selector#select", "Kernel#sleep",
+    NULL,
+};
+
+bool rp_is_idle_wait(const char *label)
+{
+    for (const char *const *m = rp_idle_wait_methods; *m; m++)
+        if (strcmp(label, *m) == 0)
+            return true;
+    return false;
+}
+
+static bool thread_idle(const thread_times *t, uint32_t pid, uint32_t seq)
+{
+    thread_key_ctx k = {t, pid, seq};
+    uint32_t at = rp_idxset_find(&t->index, thread_hash(pid, seq), same_thread, &k);
+    return at != RP_IDX_NONE && t->items[at].total > 0 &&
+           (double)t->items[at].blocked >= RP_IDLE_BLOCKED_SHARE * (double)t->items[at].total;
+}
+
+/* What tells a sample waiting for work: the label sets outside any
+ * request and the frames of the waiting methods (NULL: no request was
+ * recorded, so no sample is told apart so). */
+typedef struct waiting {
+    bool *outside; /* per label set: no request's (rp_label_set_in_request) */
+    bool *waits;   /* per frame */
+} waiting;
+
+static bool sample_waits(const rp_profile *p, const waiting *w, const rp_sample *s)
+{
+    if (!w->outside || !w->outside[s->label_set])
+        return false;
+    uint32_t depth;
+    const uint32_t *frames = rp_stack_table_get(&p->stacks, s->stack, &depth);
+    return depth > 0 && w->waits[frames[0]];
+}
+
+/* Keeps the samples of `table` whose thread is not idle and that do not
+ * wait for work outside requests. */
+static int drop_idle(const rp_profile *p, rp_sample_table *table, thread_times *t, const uint32_t *pid_of,
+                     const waiting *w)
 {
     rp_sample_table kept;
     rp_sample_table_init(&kept, table->aggregate);
     for (size_t i = 0; i < table->count; i++) {
         const rp_sample *s = &table->samples[i];
-        thread_key_ctx k = {t, pid_of[s->label_set], s->thread_seq};
-        uint32_t at = rp_idxset_find(&t->index, thread_hash(k.pid, k.seq), same_thread, &k);
-        bool idle = at != RP_IDX_NONE && t->items[at].total > 0 &&
-                    (double)t->items[at].blocked >= RP_IDLE_BLOCKED_SHARE * (double)t->items[at].total;
+        bool idle = thread_idle(t, pid_of[s->label_set], s->thread_seq) || sample_waits(p, w, s);
         if (!idle && rp_sample_table_add(&kept, s->stack, s->thread_seq, s->label_set, s->weight) != RP_SAMPLE_OK) {
             rp_sample_table_free(&kept);
             return -1;
@@ -213,6 +252,40 @@ static int drop_idle(rp_sample_table *table, thread_times *t, const uint32_t *pi
     return 0;
 }
 
+bool rp_label_set_in_request(const rp_profile *p, uint32_t set)
+{
+    static const char *const keys[] = {RP_LABEL_LATENCY, RP_LABEL_SPAN};
+    for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+        rp_label_key key = rp_label_key_of(p, keys[k]);
+        if (key.id != RP_IDX_NONE && rp_profile_label_value(p, set, key.id) != RP_IDX_NONE)
+            return true;
+    }
+    return false;
+}
+
+bool rp_profile_has_requests_labels(const rp_profile *p)
+{
+    return rp_label_key_of(p, RP_LABEL_LATENCY).id != RP_IDX_NONE || rp_label_key_of(p, RP_LABEL_SPAN).id != RP_IDX_NONE;
+}
+
+/* The label sets outside requests and the waiting frames, when some
+ * label set is inside one. Returns 0 or -1 (out of memory). */
+static int describe_waiting(const rp_profile *p, waiting *w)
+{
+    *w = (waiting){0};
+    if (!rp_profile_has_requests_labels(p))
+        return 0;
+    w->outside = rp_alloc_array(p->label_set_count + 1, sizeof(*w->outside));
+    w->waits = rp_alloc_array(p->frame_count + 1, sizeof(*w->waits));
+    if (!w->outside || !w->waits)
+        return -1;
+    for (size_t i = 0; i < p->label_set_count; i++)
+        w->outside[i] = !rp_label_set_in_request(p, (uint32_t)i);
+    for (size_t f = 0; f < p->frame_count; f++)
+        w->waits[f] = rp_is_idle_wait(rp_profile_str(p, p->frames[f].label));
+    return 0;
+}
+
 int rp_filter_idle_threads(rp_profile *p, rp_idle_threads *out)
 {
     *out = (rp_idle_threads){0};
@@ -220,7 +293,8 @@ int rp_filter_idle_threads(rp_profile *p, rp_idle_threads *out)
     bool *blocked = NULL;
     thread_times t = {0};
     rp_idxset_init(&t.index);
-    int rc = describe_sets(p, &pid_of, &blocked);
+    waiting w;
+    int rc = describe_waiting(p, &w) == 0 ? describe_sets(p, &pid_of, &blocked) : -1;
     const rp_sample_table *time = rp_profile_table(p, RP_MEASURE_TIME);
     for (size_t i = 0; rc == 0 && i < time->count; i++) {
         const rp_sample *s = &time->samples[i];
@@ -235,13 +309,20 @@ int rp_filter_idle_threads(rp_profile *p, rp_idle_threads *out)
     }
     for (size_t i = 0; rc == 0 && i < t.count; i++) {
         out->of_threads++;
-        if (t.items[i].total > 0 && (double)t.items[i].blocked >= RP_IDLE_BLOCKED_SHARE * (double)t.items[i].total) {
+        if (thread_idle(&t, t.items[i].pid, t.items[i].seq)) {
             out->threads++;
             rp_add_saturating(&out->weight, t.items[i].total);
         }
     }
-    for (int k = 0; rc == 0 && out->threads > 0 && k < RP_MEASURES; k++)
-        rc = drop_idle(rp_profile_table(p, (rp_measure)k), &t, pid_of);
+    for (size_t i = 0; rc == 0 && w.outside && i < time->count; i++) {
+        const rp_sample *s = &time->samples[i];
+        if (!thread_idle(&t, pid_of[s->label_set], s->thread_seq) && sample_waits(p, &w, s))
+            rp_add_saturating(&out->waiting_weight, s->weight);
+    }
+    for (int k = 0; rc == 0 && (out->threads > 0 || out->waiting_weight > 0) && k < RP_MEASURES; k++)
+        rc = drop_idle(p, rp_profile_table(p, (rp_measure)k), &t, pid_of, &w);
+    free(w.outside);
+    free(w.waits);
     free(pid_of);
     free(blocked);
     free(t.items);

@@ -72,33 +72,7 @@ static bool ruby_library_of(const char *path, rp_code_origin *o)
     return false;
 }
 
-static bool under_dir(const char *path, const char *dir)
-{
-    size_t len = strlen(dir);
-    while (len > 1 && dir[len - 1] == '/')
-        len--;
-    return strncmp(path, dir, len) == 0 && (path[len] == '/' || path[len] == '\0');
-}
-
-/* Outside the program's directory, a file under ".../NAME/lib/" is the
- * library NAME's (a gem used from a checkout, a path gem). */
-static bool checkout_of(const char *path, rp_code_origin *o)
-{
-    const char *lib = NULL;
-    for (const char *at = strstr(path, "/lib/"); at; at = strstr(at + 1, "/lib/"))
-        lib = at;
-    if (!lib || lib == path)
-        return false;
-    const char *name = lib;
-    while (name > path && name[-1] != '/')
-        name--;
-    if (name == lib)
-        return false;
-    *o = library(name, (int)(lib - name), (size_t)(lib - path));
-    return true;
-}
-
-rp_code_origin rp_code_of(const char *label, const char *path, const char *app_dir)
+rp_code_origin rp_code_of(const char *label, const char *path)
 {
     rp_code_origin o = {.code = RP_CODE_APP};
     if (strcmp(path, RP_C_METHOD_PATH) == 0)
@@ -109,9 +83,6 @@ rp_code_origin rp_code_of(const char *label, const char *path, const char *app_d
         return library("ruby", 4, 0);
     if (strncmp(label, "Rperf.", 6) == 0 || strncmp(label, "Rperf::", 7) == 0)
         return library("rperf", 5, 0);
-    bool known_dir = app_dir && *app_dir == '/';
-    if (path[0] == '/' && known_dir && !under_dir(path, app_dir) && checkout_of(path, &o))
-        return o;
     return (rp_code_origin){.code = RP_CODE_APP};
 }
 
@@ -133,10 +104,9 @@ static uint32_t *library_frames(rp_profile *p)
 {
     size_t count = p->frame_count;
     uint32_t *out = malloc((count ? count : 1) * sizeof(*out));
-    const char *app_dir = p->meta.cwd != RP_IDX_NONE ? rp_profile_str(p, p->meta.cwd) : NULL;
     for (size_t f = 0; out && f < count; f++) {
         const char *path = rp_profile_str(p, p->frames[f].path);
-        rp_code_origin o = rp_code_of(rp_profile_str(p, p->frames[f].label), path, app_dir);
+        rp_code_origin o = rp_code_of(rp_profile_str(p, p->frames[f].label), path);
         out[f] = o.code == RP_CODE_APP ? (uint32_t)f : o.code == RP_CODE_CALLERS ? CALLERS_FRAME
                                                                                   : rp_library_frame(p, &o, path);
         if (o.code == RP_CODE_LIBRARY && out[f] == RP_IDX_NONE) {
@@ -162,14 +132,15 @@ static uint32_t collapse_stack(const rp_profile *p, uint32_t id, const uint32_t 
         *cap = depth;
     }
     /* from the root (the end: stacks are leaf first) to the leaf */
-    uint32_t n = 0, prev = RP_IDX_NONE;
+    uint32_t n = 0;
+    bool in_run = false;
     for (uint32_t i = depth; i-- > 0;) {
         uint32_t f = frames[i], shown = lib_of[f];
-        if (shown == CALLERS_FRAME)
-            shown = prev != RP_IDX_NONE && prev >= base_frames ? prev : f;
-        if (shown == prev && shown != f)
-            continue; /* the library's run goes on (recursion of a method does not merge) */
-        (*buf)[n++] = prev = shown;
+        bool library = shown == CALLERS_FRAME ? in_run : shown >= base_frames;
+        if (library && in_run)
+            continue; /* the run goes on, whichever library it is in now */
+        in_run = library;
+        (*buf)[n++] = shown == CALLERS_FRAME ? f : shown;
     }
     for (uint32_t i = 0; i < n / 2; i++) { /* back to leaf first */
         uint32_t t = (*buf)[i];

@@ -5,19 +5,24 @@
  * gem, Ruby's own library and VM, this profiler's Ruby API) — and the
  * "my code" view that follows from it (--my-code, the viewer's switch):
  * each run of consecutive library frames in a stack becomes one frame
- * named for its library ("[actionpack 8.1.4.1]"), so that the
- * application's methods stand out. A C method belongs with whoever called
- * it: inside a gem's run it is the gem's, called by the application it
- * stays itself (what the application called: Kernel#sleep, Array#each).
+ * named for the library the run began in ("[activerecord 8.1.4.1]": what
+ * the application called, and all it called until the application's code
+ * again, sqlite3 and activesupport too; "[puma 7.1.0]" for the way from
+ * a server's thread through Rack and Rails to a controller), so that the
+ * application's methods stand out, a few boxes from the root. A C method
+ * belongs with whoever called it: inside a run it is the run's, called by
+ * the application it stays itself (what the application called:
+ * Kernel#sleep, Array#each).
  *
  * The rules, first that applies: a path under a gem's directory
  * (".../gems/NAME-VERSION/", Bundler's ".../bundler/gems/NAME-REV/") is
  * that gem's; under Ruby's library (".../lib/ruby/X.Y.Z/", site_ruby,
  * vendor_ruby) or "<internal:...>", Ruby's; a method of Rperf, this
- * profiler's; a file under the program's directory (the profile's cwd)
- * the application's; elsewhere, a file under a "lib" directory is a
- * library named for the directory holding that "lib" (a gem used from a
- * checkout); any other file (a script, an eval) the application's.
+ * profiler's; any other file is the application's — its directory (the
+ * profile's cwd), a script run from elsewhere, an eval: what is not
+ * known to be someone else's is never hidden from its owner. (A guess
+ * from the path's shape, such as "a lib/ outside the program's
+ * directory is a library's", would hide a checkout under /var/lib.)
  */
 #ifndef RPERF_PROFILE_MY_CODE_H
 #define RPERF_PROFILE_MY_CODE_H
@@ -40,9 +45,8 @@ typedef struct rp_code_origin {
     size_t dir_len; /* a library's directory: the path's first dir_len bytes (0: none) */
 } rp_code_origin;
 
-/* Which code the frame of `label` in file `path` is; `app_dir` is the
- * program's directory (NULL or "": unknown). */
-rp_code_origin rp_code_of(const char *label, const char *path, const char *app_dir);
+/* Which code the frame of `label` in file `path` is. */
+rp_code_origin rp_code_of(const char *label, const char *path);
 
 /* The frame that stands for library `o` in `p`: label "[NAME]", path its
  * directory. RP_IDX_NONE when out of memory. */

@@ -13,6 +13,8 @@
  *   frame_code, libraries  whose code each frame is (my_code.h): -1 the
  *                application's, -2 a C method (its caller's), or an index
  *                into libraries, [name, directory] each: the "my code" view
+ *   idle_waits   the methods where a server's thread waits for work
+ *                (filter.h): idle outside requests
  *   frame_self_ns, frame_total_ns  with folded call paths only: each
  *                method's exact self time (per frame) and total time
  *                ([frame, ns] pairs), for the Top table of everything
@@ -44,8 +46,10 @@
  *   diff         on a differential page (diff --html): base_total_ns;
  *                per node after the root the base's total and self at
  *                the same path (base_ns, base_self_ns; -1: none); per
- *                frame the base's self and total of the same method
- *                (label and path: base_frame_self_ns, base_frame_total_ns)
+ *                frame the base's self time in the same method (label
+ *                and path: base_frame_self_ns); and when both profiles
+ *                recorded requests, "requests": the same of the base's
+ *                time inside requests and jobs (%latency or %span)
  *   lines_view   with a line-level profile (frames carry lines): whether
  *                the page shows a frame per line at first (--lines) rather
  *                than per method
@@ -68,22 +72,30 @@
 #include "../../common/numfmt.h"
 #include "../flatcum.h"
 #include "../my_code.h"
+#include "../filter.h"
+#include "../schema.h"
 #include "calltree.h"
 #include "html_sections.h"
 #include "html_sources.h"
 #include "../viewer/viewer_assets.h"
 #include "../../common/vec.h"
 
+/* What a differential page knows of its base: the total; per node of the
+ * page's tree the base's total and self at the same path (-1: none); per
+ * frame the base's self time in the same method (label and path; 0:
+ * none). */
+typedef struct base_view {
+    int64_t total;
+    int64_t *ns, *self_ns, *frame_self_ns;
+} base_view;
+
 typedef struct page_writer {
     rp_html_page page;
     rp_calltree tree;
-    /* A differential page: the base's total; per node of the tree the
-     * base's total and self at the same path (-1: none); per frame the
-     * base's self and total of the same method (0: none). NULL
-     * otherwise. */
-    int64_t *base_ns, *base_self_ns;
-    int64_t *base_frame_self_ns, *base_frame_total_ns;
-    int64_t base_total;
+    /* A differential page: the base as a whole, and when both profiles
+     * recorded requests the base's time inside them (has_requests). */
+    bool diff, has_requests;
+    base_view base, base_requests;
     rp_encode_opts opts;
 } page_writer;
 
@@ -130,7 +142,6 @@ static void write_frame_weights(rp_json *j, const page_writer *w)
  * index of its library in "libraries" ([name, directory] each). */
 static int write_code(rp_json *j, const rp_profile *p)
 {
-    const char *app_dir = p->meta.cwd != RP_IDX_NONE ? rp_profile_str(p, p->meta.cwd) : NULL;
     rp_strtab names; /* the libraries' names, ids in order of first use */
     rp_strtab_init(&names);
     struct library_dir {
@@ -143,7 +154,7 @@ static int write_code(rp_json *j, const rp_profile *p)
     rp_json_begin_array(j);
     for (size_t f = 0; f < p->frame_count && rc == 0; f++) {
         const char *path = rp_profile_str(p, p->frames[f].path);
-        rp_code_origin o = rp_code_of(rp_profile_str(p, p->frames[f].label), path, app_dir);
+        rp_code_origin o = rp_code_of(rp_profile_str(p, p->frames[f].label), path);
         if (o.code != RP_CODE_LIBRARY) {
             rp_json_int(j, o.code == RP_CODE_APP ? -1 : -2);
             continue;
@@ -226,17 +237,27 @@ static void write_int_array(rp_json *j, const char *key, const int64_t *v, size_
     rp_json_end_array(j);
 }
 
+static void write_base_view(rp_json *j, const page_writer *w, const base_view *b)
+{
+    rp_json_member_int(j, "base_total_ns", b->total);
+    write_int_array(j, "base_ns", b->ns + 1, w->tree.node_count - 1);
+    write_int_array(j, "base_self_ns", b->self_ns + 1, w->tree.node_count - 1);
+    write_int_array(j, "base_frame_self_ns", b->frame_self_ns, w->page.p->frame_count);
+}
+
 static void write_diff(rp_json *j, const page_writer *w)
 {
-    if (!w->base_ns)
+    if (!w->diff)
         return;
     rp_json_key(j, "diff");
     rp_json_begin_object(j);
-    rp_json_member_int(j, "base_total_ns", w->base_total);
-    write_int_array(j, "base_ns", w->base_ns + 1, w->tree.node_count - 1);
-    write_int_array(j, "base_self_ns", w->base_self_ns + 1, w->tree.node_count - 1);
-    write_int_array(j, "base_frame_self_ns", w->base_frame_self_ns, w->page.p->frame_count);
-    write_int_array(j, "base_frame_total_ns", w->base_frame_total_ns, w->page.p->frame_count);
+    write_base_view(j, w, &w->base);
+    if (w->has_requests) {
+        rp_json_key(j, "requests");
+        rp_json_begin_object(j);
+        write_base_view(j, w, &w->base_requests);
+        rp_json_end_object(j);
+    }
     rp_json_end_object(j);
 }
 
@@ -421,17 +442,22 @@ static int write_data(rp_out *out, const page_writer *w)
     rp_json_end_array(&j);
     write_frames(&j, p);
     int code_rc = write_code(&j, p);
+    rp_json_key(&j, "idle_waits"); /* filter.h */
+    rp_json_begin_array(&j);
+    for (const char *const *m = rp_idle_wait_methods; *m; m++)
+        rp_json_cstring(&j, *m);
+    rp_json_end_array(&j);
     write_label_sets(&j, p);
     write_view(&j, w);
-    int rc = code_rc != 0 ? code_rc : w->base_ns ? 0 : write_other_measures(&j, p);
-    if (rc == 0 && !w->base_ns)
+    int rc = code_rc != 0 ? code_rc : w->diff ? 0 : write_other_measures(&j, p);
+    if (rc == 0 && !w->diff)
         rc = write_requests(&j, p);
     write_slots(&j, p);
     write_diff(&j, w);
     if (rc == 0 && rp_profile_has_lines(p)) {
         rp_json_key(&j, "lines_view");
         rp_json_bool(&j, w->opts.lines);
-        if (!w->opts.no_source && !w->base_ns)
+        if (!w->opts.no_source && !w->diff)
             rc = rp_html_write_sources(&j, p);
     }
     rp_json_end_object(&j);
@@ -453,7 +479,7 @@ static int write_folded_note(rp_out *out, const page_writer *w)
 
 static int write_title(rp_out *out, const page_writer *w)
 {
-    if (w->base_ns)
+    if (w->diff)
         rp_out_puts(out, "diff, ");
     rp_html_command(out, w->page.p);
     return 0;
@@ -528,79 +554,135 @@ static int64_t *self_per_frame(const rp_profile *p, const rp_flatcum *fc)
     return self;
 }
 
-/* Per node of the page's tree, the base's total and self at the same path
- * (-1: none), from the matched node ids. */
-static int weigh_matched_nodes(page_writer *w, const rp_calltree *base_tree, const uint32_t *matched)
+/* Per label set of `p`: whether it is inside a request or job (filter.h);
+ * NULL when none is (or out of memory: *failed). */
+static bool *request_sets(const rp_profile *p, bool *failed)
 {
-    int64_t *base_self = rp_alloc_array(base_tree->node_count, sizeof(*base_self));
-    if (!base_self)
-        return -1;
-    rp_calltree_self(base_tree, base_self);
-    for (size_t n = 0; n < w->tree.node_count; n++) {
-        bool found = matched[n] != RP_IDX_NONE;
-        w->base_ns[n] = found ? base_tree->nodes[matched[n]].total : -1;
-        w->base_self_ns[n] = found ? base_self[matched[n]] : -1;
-    }
-    free(base_self);
-    return 0;
+    *failed = false;
+    if (!rp_profile_has_requests_labels(p))
+        return NULL;
+    bool *inside = rp_alloc_array(p->label_set_count + 1, sizeof(*inside));
+    *failed = inside == NULL;
+    for (size_t i = 0; inside && i < p->label_set_count; i++)
+        inside[i] = rp_label_set_in_request(p, (uint32_t)i);
+    return inside;
 }
 
-/* Per frame of the page, the base's self and total of the same method
- * (label and path; its lines summed): the Top table's change column. */
-static int weigh_frames_by_method(page_writer *w, const rp_profile *base)
+static int base_view_alloc(base_view *b, size_t nodes, size_t frames)
 {
-    const rp_profile *p = w->page.p;
-    rp_flatcum fc;
-    if (rp_flatcum_compute(base, &fc) != 0)
-        return -1;
-    rp_method_ids names;
-    rp_method_ids_init(&names);
-    size_t count = fc.flat_count + fc.cum_count;
-    int64_t *self = rp_calloc_array(count + 1, sizeof(*self)), *total = rp_calloc_array(count + 1, sizeof(*total));
-    int rc = self && total ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < count; i++) {
-        const rp_frame_weight *fw = i < fc.flat_count ? &fc.flat[i] : &fc.cum[i - fc.flat_count];
-        uint32_t key = rp_method_id(&names, base, fw->frame);
-        if (key == RP_IDX_NONE)
-            rc = -1;
-        else if (i < fc.flat_count)
-            self[key] += fw->weight;
-        else
-            total[key] += fw->weight;
+    b->ns = rp_alloc_array(nodes, sizeof(*b->ns));
+    b->self_ns = rp_alloc_array(nodes, sizeof(*b->self_ns));
+    b->frame_self_ns = rp_calloc_array(frames + 1, sizeof(*b->frame_self_ns));
+    return b->ns && b->self_ns && b->frame_self_ns ? 0 : -1;
+}
+
+static void base_view_free(base_view *b)
+{
+    free(b->ns);
+    free(b->self_ns);
+    free(b->frame_self_ns);
+}
+
+/* The base seen as `b` from its full tree's per node self weights
+ * (`self`, which gives `total` by summing up to the root): per node of
+ * the page's tree through `matched`, per method of the page through
+ * `method_of` (a base node's method id; the page's frames' ids follow). */
+static void fill_base_view(page_writer *w, base_view *b, const rp_calltree *base_tree, const int64_t *self,
+                           int64_t *total, const uint32_t *matched, const uint32_t *base_method,
+                           const uint32_t *page_method, int64_t *by_method)
+{
+    size_t count = base_tree->node_count;
+    memcpy(total, self, count * sizeof(*total));
+    for (size_t n = count; n-- > 1;)
+        total[base_tree->nodes[n].parent] += total[n];
+    b->total = count ? total[0] : 0;
+    for (size_t n = 0; n < w->tree.node_count; n++) {
+        bool found = matched[n] != RP_IDX_NONE;
+        b->ns[n] = found ? total[matched[n]] : -1;
+        b->self_ns[n] = found ? self[matched[n]] : -1;
     }
-    for (size_t f = 0; rc == 0 && f < p->frame_count; f++) {
-        uint32_t key = rp_method_id(&names, p, (uint32_t)f);
-        bool known = key != RP_IDX_NONE && key < count;
-        w->base_frame_self_ns[f] = known ? self[key] : 0;
-        w->base_frame_total_ns[f] = known ? total[key] : 0;
+    for (size_t n = 1; n < count; n++)
+        if (base_method[n] != RP_IDX_NONE)
+            by_method[base_method[n]] += self[n];
+    for (size_t f = 0; f < w->page.p->frame_count; f++)
+        b->frame_self_ns[f] = page_method[f] != RP_IDX_NONE ? by_method[page_method[f]] : 0;
+}
+
+/* Method ids (calltree.h) of the base tree's nodes and of the page's
+ * frames, in one numbering. */
+static int number_methods(const page_writer *w, const rp_calltree *base_tree, const rp_profile *base,
+                          uint32_t *base_method, uint32_t *page_method, size_t *method_count)
+{
+    rp_method_ids ids;
+    rp_method_ids_init(&ids);
+    int rc = 0;
+    base_method[0] = RP_IDX_NONE;
+    for (size_t n = 1; rc == 0 && n < base_tree->node_count; n++) {
+        uint32_t f = base_tree->nodes[n].frame;
+        base_method[n] = f == RP_CALLTREE_OTHER ? RP_IDX_NONE : rp_method_id(&ids, base, f);
+        rc = f != RP_CALLTREE_OTHER && base_method[n] == RP_IDX_NONE ? -1 : 0;
     }
-    free(self);
-    free(total);
-    rp_method_ids_free(&names);
-    rp_flatcum_free(&fc);
+    for (size_t f = 0; rc == 0 && f < w->page.p->frame_count; f++)
+        rc = (page_method[f] = rp_method_id(&ids, w->page.p, (uint32_t)f)) == RP_IDX_NONE ? -1 : 0;
+    *method_count = ids.pairs.count;
+    rp_method_ids_free(&ids);
     return rc;
 }
 
-/* Compares the page's tree with `base`'s full tree, path by path, and its
- * methods with the base's, name by name. */
+/* Per node of the base tree, the self weight inside requests and jobs. */
+static void self_in_requests(const rp_calltree *base_tree, const bool *inside, int64_t *self)
+{
+    memset(self, 0, base_tree->node_count * sizeof(*self));
+    for (size_t i = 0; i < base_tree->leaves.count; i++) {
+        const rp_sample *s = &base_tree->leaves.samples[i];
+        if (inside[s->label_set])
+            self[s->stack] += s->weight;
+    }
+}
+
+/* Compares the page's tree with `base`'s full tree path by path, and its
+ * methods with the base's; inside requests too when both recorded them. */
 static int match_base(page_writer *w, const rp_profile *base)
 {
     rp_calltree base_tree;
     if (rp_calltree_build(base, 0, 0, &base_tree) != 0)
         return -1;
-    w->base_total = base_tree.nodes[0].total;
-    size_t nodes = w->tree.node_count, frames = w->page.p->frame_count;
+    w->diff = true;
+    size_t nodes = w->tree.node_count, frames = w->page.p->frame_count, count = base_tree.node_count;
+    size_t methods = 0;
+    bool failed_page, failed_base;
+    bool *page_inside = request_sets(w->page.p, &failed_page), *base_inside = request_sets(base, &failed_base);
+    w->has_requests = page_inside && base_inside;
     uint32_t *matched = rp_alloc_array(nodes, sizeof(*matched));
-    w->base_ns = rp_alloc_array(nodes, sizeof(*w->base_ns));
-    w->base_self_ns = rp_alloc_array(nodes, sizeof(*w->base_self_ns));
-    w->base_frame_self_ns = rp_calloc_array(frames + 1, sizeof(*w->base_frame_self_ns));
-    w->base_frame_total_ns = rp_calloc_array(frames + 1, sizeof(*w->base_frame_total_ns));
+    uint32_t *base_method = rp_alloc_array(count, sizeof(*base_method));
+    uint32_t *page_method = rp_alloc_array(frames + 1, sizeof(*page_method));
+    int64_t *self = rp_alloc_array(count, sizeof(*self)), *total = rp_alloc_array(count, sizeof(*total));
+    int64_t *by_method = NULL;
     int rc = -1;
-    if (matched && w->base_ns && w->base_self_ns && w->base_frame_self_ns && w->base_frame_total_ns &&
+    if (!failed_page && !failed_base && matched && base_method && page_method && self && total &&
+        base_view_alloc(&w->base, nodes, frames) == 0 &&
+        (!w->has_requests || base_view_alloc(&w->base_requests, nodes, frames) == 0) &&
         rp_calltree_match(&w->tree, w->page.p, &base_tree, base, matched) == 0 &&
-        weigh_matched_nodes(w, &base_tree, matched) == 0)
-        rc = weigh_frames_by_method(w, base);
+        number_methods(w, &base_tree, base, base_method, page_method, &methods) == 0 &&
+        (by_method = rp_calloc_array(methods + 1, sizeof(*by_method))) != NULL) {
+        rp_calltree_self(&base_tree, self);
+        fill_base_view(w, &w->base, &base_tree, self, total, matched, base_method, page_method, by_method);
+        if (w->has_requests) {
+            self_in_requests(&base_tree, base_inside, self);
+            memset(by_method, 0, (methods + 1) * sizeof(*by_method));
+            fill_base_view(w, &w->base_requests, &base_tree, self, total, matched, base_method, page_method,
+                           by_method);
+        }
+        rc = 0;
+    }
+    free(by_method);
+    free(self);
+    free(total);
+    free(page_method);
+    free(base_method);
     free(matched);
+    free(page_inside);
+    free(base_inside);
     rp_calltree_free(&base_tree);
     return rc;
 }
@@ -619,10 +701,8 @@ static int write_html(const rp_profile *p, const rp_profile *base, rp_out *out, 
             rc = write_page(out, &w);
         rp_calltree_free(&w.tree);
     }
-    free(w.base_ns);
-    free(w.base_self_ns);
-    free(w.base_frame_self_ns);
-    free(w.base_frame_total_ns);
+    base_view_free(&w.base);
+    base_view_free(&w.base_requests);
     free(w.page.self_ns);
     rp_flatcum_free(&w.page.fc);
     return rc;

@@ -122,32 +122,51 @@
   const leaves = data.leaves; // node, thread_seq, label_set, weight
   const leafCount = leaves.length / 4;
 
-  // --- idle threads ------------------------------------------------------------------------
+  // --- idle threads, and time outside requests ------------------------------------------
   // A thread that spent 99% or more of its time off the GVL (%GVL=blocked:
   // an idle worker, a thread waiting for I/O or a timer), as rperf-analyze
-  // --hide-idle counts them; `idleWeight` is their time.
+  // --hide-idle counts them; and, where requests were recorded (every
+  // ended request's samples carry %latency, a slow one's %span too),
+  // a sample outside any request waiting for work in one of the methods
+  // the page names (idle_waits: Mutex#sleep, Queue#pop, a select...).
+  // `idleWeight` is their time.
   const IDLE_SHARE = 0.99;
-  const { idleThreads, idleWeight } = (() => {
+  const setInRequest = setLabels.map((m) => m.has('%latency') || m.has('%span'));
+  const hasRequests = setInRequest.some((x) => x);
+  const waitLabels = new Set(data.idle_waits || []);
+  const frameWaits = Uint8Array.from({ length: BASE_FRAMES }, (_, f) => (waitLabels.has(frameLabel[f]) ? 1 : 0));
+  const leafWaits = (i) => hasRequests && frameWaits[nodeFrame[leaves[4 * i]]] === 1 && !setInRequest[leaves[4 * i + 2]];
+  const { idleThreads, idleWeight, waitingWeight, outsideRequests } = (() => {
     const total = new Map(), blocked = new Map();
+    let outside = 0;
     for (let i = 0; i < leafCount; i++) {
       const seq = leaves[4 * i + 1], set = leaves[4 * i + 2], w = leaves[4 * i + 3];
       const t = threadKey(set, seq);
       total.set(t, (total.get(t) || 0) + w);
       if (setLabels[set].get('%GVL') === 'blocked') blocked.set(t, (blocked.get(t) || 0) + w);
+      if (!setInRequest[set]) outside += w;
     }
     const idle = new Set();
-    let weight = 0;
+    let weight = 0, waiting = 0;
     for (const [t, w] of total) {
       if (w > 0 && (blocked.get(t) || 0) >= IDLE_SHARE * w) { idle.add(t); weight += w; }
     }
-    return { idleThreads: idle, idleWeight: weight };
+    for (let i = 0; i < leafCount; i++)
+      if (leafWaits(i) && !idle.has(threadKey(leaves[4 * i + 2], leaves[4 * i + 1]))) waiting += leaves[4 * i + 3];
+    return { idleThreads: idle, idleWeight: weight + waiting, waitingWeight: waiting, outsideRequests: outside };
   })();
+  // A differential page offers it when the base recorded requests too.
+  const offersRequests = hasRequests && (!data.diff || !!data.diff.requests);
+  const isIdle = (i) => idleThreads.has(threadKey(leaves[4 * i + 2], leaves[4 * i + 1])) || leafWaits(i);
 
   // A differential page (rperf-analyze diff --html): the base's total and
   // self at each embedded node's path (-1: the base has no such path).
   const diff = data.diff || null;
-  const baseNsOf = (node) => (node === 0 ? diff.base_total_ns : node > 0 ? diff.base_ns[node - 1] : -1);
-  const baseSelfOf = (node) => (node === 0 ? 0 : node > 0 ? diff.base_self_ns[node - 1] : -1);
+  // With the time inside requests only (both profiles recorded them), the
+  // base's is too.
+  const baseView = () => (state.inRequests && diff.requests ? diff.requests : diff);
+  const baseNsOf = (node) => (node === 0 ? baseView().base_total_ns : node > 0 ? baseView().base_ns[node - 1] : -1);
+  const baseSelfOf = (node) => (node === 0 ? 0 : node > 0 ? baseView().base_self_ns[node - 1] : -1);
 
   // --- filters ---------------------------------------------------------------------------
   const state = {
@@ -158,6 +177,7 @@
     inverted: false, // the tree bottom-up: leaves as roots
     method: -1, // the method the Sandwich and Source tabs show (a frame of methodOf)
     myCode: false, // each run of library frames as one box (set up below)
+    inRequests: false, // only the time inside requests and jobs (set up below)
   };
 
   function escapeRegex(s) { return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); }
@@ -197,23 +217,26 @@
     return has;
   }
 
-  const rerooted = () => state.focusFrame >= 0 && !diff && !state.inverted;
-  const collapsing = () => state.myCode && !diff;
-  // Per embedded node, the frame shown for it with library runs collapsed:
-  // its own (the application's, or a C method it called), its library's
-  // frame where a run begins, or SAME_RUN inside a run. A parent's id is
-  // below its children's.
+  const rerooted = () => state.focusFrame >= 0 && !state.inverted;
+  const collapsing = () => state.myCode;
+  // Per embedded node, the frame shown for it with library runs collapsed
+  // (frames): its own (the application's, or a C method it called), the
+  // frame of the library a run of library frames began in, or SAME_RUN
+  // further inside the run, whichever library it is in by then (libs: its
+  // library, -1 none). A parent's id is below its children's.
   const SAME_RUN = -2;
   function myCodeFrames() {
-    const libOf = new Int32Array(nodeCount).fill(APP_CODE), out = new Int32Array(nodeCount);
+    const libs = new Int32Array(nodeCount).fill(APP_CODE), inRun = new Uint8Array(nodeCount);
+    const frames = new Int32Array(nodeCount);
     for (let n = 1; n < nodeCount; n++) {
-      const f = nodeFrame[n], parentLib = libOf[nodeParent[n]];
+      const f = nodeFrame[n], parentInRun = inRun[nodeParent[n]] === 1;
       const code = f < frameCode.length ? frameCode[f] : APP_CODE;
-      const lib = code >= 0 ? code : code === CALLERS_CODE ? parentLib : APP_CODE;
-      libOf[n] = lib;
-      out[n] = lib < 0 ? viewFrame(f) : lib === parentLib ? SAME_RUN : libraryFrame(lib);
+      const library = code === CALLERS_CODE ? parentInRun : code >= 0;
+      inRun[n] = library ? 1 : 0;
+      libs[n] = code;
+      frames[n] = !library ? viewFrame(f) : parentInRun ? SAME_RUN : libraryFrame(code);
     }
-    return out;
+    return { frames, libs };
   }
   // Whether the profile has the application's own Ruby methods and some
   // library's: then "my code" is offered, and on at first.
@@ -242,12 +265,13 @@
     for (let i = 0; i < leafCount; i++) {
       const node = leaves[4 * i], seq = leaves[4 * i + 1], set = leaves[4 * i + 2];
       if (focus && !focus[node]) continue;
+      if (state.hideIdle && isIdle(i)) continue;
       const key = set * 4294967296 + seq;
       let ok = cache.get(key);
       if (ok === undefined) {
         ok = (!state.process || setProcess[set] === state.process) &&
           (!state.thread || threadKey(set, seq) === state.thread) &&
-          !(state.hideIdle && idleThreads.has(threadKey(set, seq))) &&
+          !(state.inRequests && !setInRequest[set]) &&
           (!state.tagfocus.length || matchesAny(state.tagfocus, set, seq)) &&
           !(state.tagignore.length && matchesAny(state.tagignore, set, seq));
         cache.set(key, ok);
@@ -290,10 +314,20 @@
   function buildShown(passing) {
     const frame = [ROOT_FRAME], parent = [-1], depth = [0], self = [0];
     const origin = [0]; // the embedded node a shown node stands for; -1 for label frames
+    // On a differential page: the base's self time in the embedded nodes
+    // each shown node stands for, and whether the base has any of them.
+    const baseSelf = [0], baseKnown = [1];
+    const baseFrameSelf = diff ? new Float64Array(BASE_FRAMES) : null; // per method, of the nodes shown
     function add(p, f, from = -1) {
       frame.push(f); parent.push(p); depth.push(depth[p] + 1); self.push(0); origin.push(from);
+      baseSelf.push(0); baseKnown.push(0);
       return frame.length - 1;
     }
+    const credit = (at, n) => {
+      if (!diff) return;
+      const b = baseSelfOf(n);
+      if (b >= 0) { baseSelf[at] += b; baseKnown[at] = 1; baseFrameSelf[viewFrame(nodeFrame[n])] += b; }
+    };
     const labelChild = new Map(); // frame -> parent -> child (small-integer keys)
     function labelChildOf(p, f, from = -1) {
       let byParent = labelChild.get(f);
@@ -304,17 +338,28 @@
     }
     // With lines folded into methods several embedded nodes are one shown
     // node: a child is found by its frame, as label frames are.
-    // Focused on a method (not on a differential page, where each box is
-    // its path in the base): the graph is rooted at it, every call path
-    // to it merged, so each box below is found by its frame too.
+    // Focused on a method: the graph is rooted at it, every call path to
+    // it merged, so each box below is found by its frame too.
     const reroot = rerooted();
     // "My code": a library's run of frames is one box, found by its frame.
-    const codeFrame = collapsing() ? myCodeFrames() : null;
+    const code = collapsing() ? myCodeFrames() : null, codeFrame = code && code.frames;
+    // what each library box's run went through, for its tooltip
+    const runLibs = new Map();
+    const noteRun = (p, n) => {
+      if (code.libs[n] < 0) return;
+      let set = runLibs.get(p);
+      if (!set) runLibs.set(p, (set = new Set()));
+      set.add(code.libs[n]);
+    };
     const fold = merging() || reroot || codeFrame !== null;
     const focusStart = reroot ? outermostFocus() : null;
     const methodChild = (p, n) => {
       if (reroot && focusStart[n] === n) return labelChildOf(p, state.focusFrame);
-      if (codeFrame) return codeFrame[n] === SAME_RUN ? p : labelChildOf(p, codeFrame[n]);
+      if (codeFrame) {
+        if (codeFrame[n] !== SAME_RUN) return labelChildOf(p, codeFrame[n]);
+        noteRun(p, n);
+        return p;
+      }
       return fold ? labelChildOf(p, viewFrame(nodeFrame[n])) : add(p, nodeFrame[n], n);
     };
     const groups = new Map(); // tagroot group's node -> base node -> shown node
@@ -341,6 +386,7 @@
       }
       for (let i = chain.length - 1; i >= 0; i--) {
         at = methodChild(at, chain[i]);
+        credit(at, chain[i]);
         if (dense) m[chain[i]] = at; else m.set(chain[i], at);
       }
       return at;
@@ -353,7 +399,7 @@
         let at = 0;
         for (let k = sl.leafFrames.length - 1; k >= 0; k--) at = labelChildOf(at, sl.leafFrames[k]);
         for (let n = leaves[4 * i]; n > 0; n = nodeParent[n]) {
-          if (codeFrame && codeFrame[n] === SAME_RUN) continue;
+          if (codeFrame && codeFrame[n] === SAME_RUN) { noteRun(at, n); continue; }
           at = labelChildOf(at, codeFrame ? codeFrame[n] : viewFrame(nodeFrame[n]));
         }
         for (let k = sl.rootFrames.length - 1; k >= 0; k--) at = labelChildOf(at, sl.rootFrames[k]);
@@ -387,7 +433,18 @@
     for (let n = 0; n < count; n++)
       if (first[n + 1] - first[n] > 1) kids.subarray(first[n], first[n + 1]).sort((a, b) => total[b] - total[a]);
     const children = (n) => kids.subarray(first[n], first[n + 1]);
-    return { frame, parent, depth, self, total, children, origin };
+    // The base's total per shown node: exact where a node stands for one
+    // embedded node; where it stands for several (a merged call path, a
+    // library's run), the base's self time summed over its subtree.
+    let baseTotal = null;
+    if (diff) {
+      baseTotal = Float64Array.from(baseSelf);
+      for (let n = count - 1; n > 0; n--) baseTotal[parent[n]] += baseTotal[n];
+      for (let n = 1; n < count; n++) if (!fold && origin[n] > 0) baseTotal[n] = baseNsOf(origin[n]);
+      // focused, the base's time through the method; else all of it
+      if (!reroot) baseTotal[0] = baseView().base_total_ns;
+    }
+    return { frame, parent, depth, self, total, children, origin, runLibs, baseSelf, baseKnown, baseTotal, baseFrameSelf };
   }
 
   // Per frame: self and total over the embedded tree (no label frames),
@@ -479,25 +536,26 @@
     for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
     return (h >>> 0) / 4294967296;
   }
-  // Differential colour: the change of a box's own (self) share of the
-  // total from base to target, so that the change is painted where it
-  // happened rather than on every ancestor; red grew, blue shrank, full
-  // colour at the page's largest change (no less than DIFF_FULL_FLOOR).
+  // Differential colour: the change of a box's own (self) time from base
+  // to target, as the text diff and the Top table's change column count
+  // it, so that the change is painted where it happened rather than on
+  // every ancestor; red grew, blue shrank, full colour at the page's
+  // largest change (no less than DIFF_FULL_FLOOR of the larger total, so
+  // that two equal profiles stay pale).
   const DIFF_FULL_FLOOR = 0.0025;
   const shareOf = (ns, all) => ns / (all || 1);
-  function selfChange(n) {
-    const base = baseSelfOf(shown.origin[n]);
-    return shareOf(shown.self[n], shown.total[0]) - shareOf(Math.max(base, 0), diff.base_total_ns);
-  }
-  let diffFull = DIFF_FULL_FLOOR;
+  const selfChange = (n) => shown.self[n] - shown.baseSelf[n];
+  let diffFull = 1;
   function measureDiffScale() {
-    diffFull = DIFF_FULL_FLOOR;
+    diffFull = DIFF_FULL_FLOOR * Math.max(shown.total[0], shown.baseTotal[0], 1);
     for (let n = 1; n < shown.frame.length; n++) diffFull = Math.max(diffFull, Math.abs(selfChange(n)));
-    if ($('diff-full')) $('diff-full').textContent = (diffFull * 100).toFixed(1);
+    if ($('diff-full')) $('diff-full').textContent = val(diffFull);
+    if ($('diff-base-total')) $('diff-base-total').textContent = val(shown.baseTotal[0]);
+    if ($('diff-target-total')) $('diff-target-total').textContent = val(shown.total[0]);
   }
   function diffColorOf(n) {
     if (shown.frame[n] >= 0 && frameKind[shown.frame[n]] === KIND.other) return '#e2e2e2';
-    if (n > 0 && baseNsOf(shown.origin[n]) < 0 && shown.self[n] > 0) return 'hsl(0,85%,52%)';
+    if (n > 0 && !shown.baseKnown[n] && shown.self[n] > 0) return 'hsl(0,85%,52%)';
     const delta = n > 0 ? selfChange(n) : 0;
     const strength = Math.min(1, Math.abs(delta) / diffFull);
     return `hsl(${delta >= 0 ? 0 : 218},${Math.round(20 + 65 * strength)}%,${Math.round(94 - 40 * strength)}%)`;
@@ -645,14 +703,26 @@
   const signed = (x, text) => `${x >= 0 ? '+' : ''}${text}`;
   const points = (x) => signed(x, (x * 100).toFixed(1)) + ' points';
   function diffTooltipRows(n) {
-    const base = baseNsOf(shown.origin[n]);
+    const base = shown.baseKnown[n] ? shown.baseTotal[n] : -1;
     if (base < 0) return '<tr><th>base</th><td colspan="3">not in the base profile (new)</td></tr>';
-    const baseSelf = Math.max(baseSelfOf(shown.origin[n]), 0);
-    const totalChange = shareOf(shown.total[n], shown.total[0]) - shareOf(base, diff.base_total_ns);
-    return `<tr><th>base total</th><td>${val(base)}</td><td>${pct(base, diff.base_total_ns)} of all</td>` +
-      `<td>${points(totalChange)}</td></tr>` +
-      `<tr><th>base self</th><td>${val(baseSelf)}</td><td>${pct(baseSelf, diff.base_total_ns)} of all</td>` +
-      `<td>${points(selfChange(n))}</td></tr>`;
+    const baseSelf = shown.baseSelf[n];
+    const baseTotal = shown.baseTotal[0];
+    const totalChange = shareOf(shown.total[n], shown.total[0]) - shareOf(base, baseTotal);
+    const selfShareChange = shareOf(shown.self[n], shown.total[0]) - shareOf(baseSelf, baseTotal);
+    return `<tr><th>base total</th><td>${val(base)}</td><td>${pct(base, baseTotal)} of all</td>` +
+      `<td>${signed(shown.total[n] - base, val(shown.total[n] - base))}, ${points(totalChange)}</td></tr>` +
+      `<tr><th>base self</th><td>${val(baseSelf)}</td><td>${pct(baseSelf, baseTotal)} of all</td>` +
+      `<td>${signed(selfChange(n), val(selfChange(n)))}, ${points(selfShareChange)}</td></tr>`;
+  }
+
+  // A library box: the libraries its run went through after its own.
+  function runHint(n, f) {
+    const own = frameLabel[f].slice(1, -1);
+    const others = [...(shown.runLibs.get(n) || [])].map((lib) => libraries[lib][0]).filter((name) => name !== own);
+    return '<div class="hint">' + (others.length ? `on through ${escapeHtml(others.slice(0, 8).join(', '))}` +
+      (others.length > 8 ? ` and ${others.length - 8} more` : '') + ' · ' : '') +
+      'one box from where the application called it (or the thread began) to where the application\'s code ' +
+      'runs again: uncheck “my code” to see inside</div>';
   }
 
   function showTooltip(b, ev) {
@@ -666,7 +736,7 @@
       `<tr><th>self</th><td>${val(shown.self[n])}</td><td>${pct(shown.self[n], all)} of all</td><td></td></tr>` +
       (diff ? diffTooltipRows(n) : '') + '</table>' +
       (f >= 0 && f < BASE_FRAMES && frameKind[f] !== KIND.other ? '<div class="hint">click: zoom · shift-click: focus (rooted here, all call paths) · right-click: callers and callees</div>' : '') +
-      (f >= 0 && frameKind[f] === KIND.library ? '<div class="hint">a run of this library\'s frames as one box: uncheck “my code” to see inside</div>' : '');
+      (f >= 0 && frameKind[f] === KIND.library ? runHint(n, f) : '');
     tip.hidden = false;
     const box = canvas.parentElement.getBoundingClientRect();
     let left = ev.clientX - box.left + 14, top = ev.clientY - box.top + 14;
@@ -729,8 +799,10 @@
     const { self, total } = frameWeights(passing);
     const rows = [];
     // On a differential page: the change of a method's self time from the base.
-    const change = (f) => self[f] - (diff.base_frame_self_ns[f] || 0);
-    for (let f = 0; f < BASE_FRAMES; f++) if (total[f] > 0 || (diff && diff.base_frame_self_ns[f] > 0)) rows.push(f);
+    // focused, the base's methods along the paths shown
+    const baseSelf = !diff ? null : rerooted() ? shown.baseFrameSelf : baseView().base_frame_self_ns;
+    const change = (f) => self[f] - (baseSelf[f] || 0);
+    for (let f = 0; f < BASE_FRAMES; f++) if (total[f] > 0 || (baseSelf && baseSelf[f] > 0)) rows.push(f);
     const by = {
       change: (a, b) => change(b) - change(a) || self[b] - self[a],
       self: (a, b) => self[b] - self[a] || total[b] - total[a],
@@ -832,9 +904,22 @@
     if (state.hideIdle) {
       const idle = document.createElement('span');
       idle.id = 'idle-hidden';
-      idle.textContent = `${idleThreads.size} idle thread${idleThreads.size === 1 ? '' : 's'} hidden ` +
-        `(${val(idleWeight)}, ${pct(idleWeight, data.total_ns)} of the time)`;
+      idle.textContent = `${idleThreads.size} idle thread${idleThreads.size === 1 ? '' : 's'} hidden` +
+        (waitingWeight > 0 ? ' and the time others waited for work outside requests' : '') +
+        ` (${val(idleWeight)}, ${pct(idleWeight, data.total_ns)} of the time)`;
       st.append(' — ', idle);
+    }
+    if (state.inRequests) {
+      const inside = document.createElement('span');
+      inside.id = 'in-requests-note';
+      inside.textContent = `inside requests and jobs only: ${val(outsideRequests)} (${pct(outsideRequests, data.total_ns)}) ` +
+        'outside them left out — idle threads, waiting for work, the server\'s own loop';
+      const all = document.createElement('button');
+      all.type = 'button';
+      all.id = 'show-everything';
+      all.textContent = 'show everything';
+      all.addEventListener('click', () => { $('in-requests').checked = false; onControl(); });
+      st.append(' — ', inside, ' ', all);
     }
     if (collapsing()) {
       const note = document.createElement('span');
@@ -845,6 +930,16 @@
     const result = document.createElement('span');
     result.id = 'search-result';
     st.append(' ', result);
+    const share = endpointShare(shownTotal);
+    if (share) {
+      const e = document.createElement('span');
+      e.id = 'focus-endpoint';
+      e.dataset.endpointNs = String(share.wall_ns);
+      e.textContent = `${pct(shownTotal, share.wall_ns)} of ${share.name}'s ${val(share.wall_ns)} in requests ` +
+        `(the Requests tab's figure; the rest is outside ${nameOf(state.focusFrame)}: the framework around it, ` +
+        'waiting for the GVL)';
+      st.append(' — ', e);
+    }
     if (state.focusFrame >= 0) {
       const chip = document.createElement('button');
       chip.type = 'button';
@@ -854,6 +949,21 @@
       chip.addEventListener('click', () => { state.focusFrame = -1; update(); });
       st.append(' ', chip);
     }
+  }
+
+  // Focused on a method that nearly all runs inside one endpoint's
+  // requests (a controller's action): that endpoint's row of the Requests
+  // tab, whose time the method's is part of.
+  function endpointShare(shownTotal) {
+    if (!rerooted() || !data.requests || !(shownTotal > 0)) return null;
+    const byEndpoint = new Map();
+    for (const i of lastPassing) {
+      const name = setLabels[leaves[4 * i + 2]].get('endpoint');
+      if (name !== undefined) byEndpoint.set(name, (byEndpoint.get(name) || 0) + leaves[4 * i + 3]);
+    }
+    const [name, w] = [...byEndpoint.entries()].sort((a, b) => b[1] - a[1])[0] || [];
+    const row = name !== undefined && w >= 0.9 * shownTotal ? data.requests.endpoints.find((e) => e.name === name) : null;
+    return row ? { name, wall_ns: row.wall_ns } : null;
   }
 
   // --- everything, after any change -------------------------------------------------------------
@@ -904,6 +1014,7 @@
     state.process = $('process').value;
     state.thread = $('thread').value;
     state.hideIdle = $('hide-idle').checked;
+    state.inRequests = offersRequests && $('in-requests').checked;
     const myCode = offersMyCode && $('my-code').checked;
     if (myCode !== state.myCode) state.zoomPath = []; // other boxes, other tree
     state.myCode = myCode;
@@ -928,7 +1039,7 @@
   }
   for (const id of ['search', 'tagfocus', 'tagignore', 'tagroot', 'tagleaf'])
     $(id).addEventListener('input', onControl);
-  for (const id of ['process', 'thread', 'hide-idle', 'my-code', 'flame-order', 'by-line', 'inverted'])
+  for (const id of ['process', 'thread', 'hide-idle', 'in-requests', 'my-code', 'flame-order', 'by-line', 'inverted'])
     $(id).addEventListener('change', onControl);
   $('controls').addEventListener('submit', (ev) => { ev.preventDefault(); onControl(); });
   $('reset').addEventListener('click', () => {
@@ -937,7 +1048,8 @@
     $('process').value = '';
     $('thread').value = '';
     $('hide-idle').checked = false;
-    $('my-code').checked = offersMyCode && !diff;
+    $('my-code').checked = offersMyCode;
+    $('in-requests').checked = offersRequests;
     $('flame-order').checked = false;
     $('by-line').checked = !!data.lines_view;
     $('inverted').checked = false;
@@ -1019,16 +1131,19 @@
         total_ns: shown.total[b.node], self_ns: shown.self[b.node],
         share: shown.total[0] > 0 ? shown.total[b.node] / shown.total[0] : 0,
         matched: !!(matched && matched[b.node]),
-        base_ns: diff ? baseNsOf(shown.origin[b.node]) : undefined,
-        base_self_ns: diff ? baseSelfOf(shown.origin[b.node]) : undefined,
+        base_ns: diff ? (shown.baseKnown[b.node] ? shown.baseTotal[b.node] : -1) : undefined,
+        base_self_ns: diff ? shown.baseSelf[b.node] : undefined,
         self_change: diff && b.node > 0 ? selfChange(b.node) : undefined,
         color: diff ? diffColorOf(b.node) : colorOf(shown.frame[b.node]),
         zoomed: b.node === zoomNode,
+        stack: pathTo(b.node).map((n) => nameOf(shown.frame[n])), // root first, the box last
       }));
     },
     shownTotal: () => shown.total[0],
     idleThreads: () => [...idleThreads],
     myCode: () => collapsing(),
+    inRequests: () => state.inRequests,
+    outsideRequestsNs: outsideRequests,
     measure: () => (data.measures && data.measures[wantedMeasure] ? wantedMeasure : topMeasure),
     unit: UNIT,
     zoomedName: () => nameOf(shown.frame[zoomNode]),
@@ -1045,24 +1160,25 @@
     },
   };
 
-  // A differential page compares whole profiles: label frames and filters
-  // would compare a part of the target with all of the base, so they are off.
+  // A differential page compares the target with the base: label frames
+  // and filters the base is not known for would compare a part of the
+  // target with all of the base, so they are off; focus, "my code" and
+  // the time inside requests (when both recorded requests) stay.
   function setUpDiff() {
     if (!diff) return;
     $('tagleaf').value = '';
-    $('my-code').checked = false;
-    for (const id of ['tagfocus', 'tagignore', 'tagroot', 'tagleaf', 'process', 'thread', 'hide-idle', 'my-code', 'inverted']) {
+    for (const id of ['tagfocus', 'tagignore', 'tagroot', 'tagleaf', 'process', 'thread', 'hide-idle', 'inverted']) {
       $(id).disabled = true;
       $(id).title = 'not on a differential page';
     }
     const legend = document.querySelector('.legend');
     legend.innerHTML = '<strong>Differential flame graph</strong>: the target profile\'s shape, each box ' +
-      `coloured by the change of its own (self) time's share of the total from the base (${val(diff.base_total_ns)}) ` +
-      `to the target (${val(data.total_ns)}), so the change shows where it happened, not on every caller: ` +
+      `coloured by the change of its own (self) time from the base (<span id="diff-base-total">${val(baseView().base_total_ns)}</span> in all) ` +
+      `to the target (<span id="diff-target-total">${val(data.total_ns)}</span>), so the change shows where it happened, not on every caller: ` +
       '<span class="sw d-grew"></span>grew <span class="sw d-shrank"></span>shrank ' +
       '<span class="sw d-same"></span>unchanged <span class="sw d-new"></span>new (not in the base); ' +
-      `full colour at the largest change (<span id="diff-full">${(diffFull * 100).toFixed(1)}</span> points). ` +
-      'The tooltip gives the change of the total too; the Top table has a change column.';
+      'full colour at the largest change (<span id="diff-full"></span>). ' +
+      'The tooltip gives the change of the total and of the shares too; the Top table has a change column.';
     // read before the graph, not found after scrolling past it
     $('flame-box').before(legend);
     document.body.classList.add('diff');
@@ -1148,7 +1264,10 @@
 
   setUpMeasures();
   fillChoices();
-  $('idle-box').hidden = idleThreads.size === 0;
+  $('idle-box').hidden = idleThreads.size === 0 && waitingWeight === 0;
+  // Where requests were recorded the page opens on the time inside them.
+  $('in-requests-box').hidden = !offersRequests;
+  $('in-requests').checked = offersRequests;
   $('my-code-box').hidden = !offersMyCode;
   $('my-code').checked = offersMyCode;
   $('lines-box').hidden = !hasLines;

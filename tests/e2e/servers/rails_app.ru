@@ -6,6 +6,8 @@
 #   GET /search/:term the slugs that end as the term does (any term: as
 #                     many URLs as clients make up; scripts/bench soak)
 #   GET /cpu          burns 20 ms of CPU       GET /slow  sleeps 50 ms
+#                     (RAILS_SLOW_SLEEP=0.065: that long instead, a slower
+#                     version of the application for diffs)
 #   GET /rails_times  what Rails' own instrumentation measured, a line per
 #                     request: "Controller#action MS" (process_action)
 # DATABASE_URL names the SQLite file; the table is made and filled at boot.
@@ -53,6 +55,8 @@ class PostsController < ActionController::API
   end
 end
 
+SLOW_SLEEP = Float(ENV.fetch("RAILS_SLOW_SLEEP", "0.05"))
+
 class WorkController < ActionController::API
   def cpu
     burn_cpu(0.02)
@@ -60,7 +64,7 @@ class WorkController < ActionController::API
   end
 
   def slow
-    sleep(0.05)
+    sleep(SLOW_SLEEP)
     render plain: "slept\n"
   end
 

@@ -1,14 +1,17 @@
 # frozen_string_literal: true
 
-# rails_client.rb PORT LATENCIES — tests/e2e/rails.sh's client: one GET of
-# each of the 300 posts (300 slugs, one route), 40 of /cpu and 40 of
-# /slow, shuffled, 4 in flight; prints each status and body, sorted (the
-# order they come back in is the threads'), and writes "PATH MS" a request
-# to LATENCIES, PATH with the slug as "/posts/:slug".
+# rails_client.rb PORT LATENCIES [POSTS CPU SLOW] — tests/e2e/rails.sh's
+# client: one GET of each of the POSTS posts (300: slugs, one route), CPU
+# of /cpu and SLOW of /slow (40 each), shuffled, 4 in flight; prints each
+# status and body, sorted (the order they come back in is the threads'),
+# and writes "PATH MS" a request to LATENCIES, PATH with the slug as
+# "/posts/:slug".
 require "net/http"
 
 port = Integer(ARGV[0])
-paths = Array.new(300) { |i| "/posts/post-number-#{i}-about-things" } + ["/cpu"] * 40 + ["/slow"] * 40
+posts, cpu, slow = (ARGV[2..] || []).map { |n| Integer(n) }
+paths = Array.new(posts || 300) { |i| "/posts/post-number-#{i}-about-things" } + ["/cpu"] * (cpu || 40) +
+        ["/slow"] * (slow || 40)
 queue = Queue.new
 paths.shuffle(random: Random.new(3)).each { |p| queue << p }
 4.times { queue << nil }
