@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/vec.h"
 #include "diag.h"
 #include "schema.h"
 
@@ -77,42 +78,64 @@ rp_code_origin rp_code_of(const char *label, const char *path)
     rp_code_origin o = {.code = RP_CODE_APP};
     if (strcmp(path, RP_C_METHOD_PATH) == 0)
         return (rp_code_origin){.code = RP_CODE_CALLERS};
+    if (strncmp(path, "<internal:", 10) == 0) /* the VM's own Ruby (Kernel#tap, RubyGems' require) */
+        return library("ruby", 4, 0);
     if (gem_of(path, &o) || ruby_library_of(path, &o))
         return o;
-    if (strncmp(path, "<internal:", 10) == 0)
-        return library("ruby", 4, 0);
     if (strncmp(label, "Rperf.", 6) == 0 || strncmp(label, "Rperf::", 7) == 0)
         return library("rperf", 5, 0);
     return (rp_code_origin){.code = RP_CODE_APP};
 }
 
-uint32_t rp_library_frame(rp_profile *p, const rp_code_origin *o, const char *path)
+/* The frame that stands for library `o`: label "[NAME]", path its
+ * directory, the first `o->dir_len` bytes of `path` (copied: interning
+ * may move the profile's strings). RP_IDX_NONE when out of memory. */
+static uint32_t library_frame(rp_profile *p, const rp_code_origin *o, const char *path)
 {
     char label[RP_LIBRARY_NAME_MAX + 2];
     snprintf(label, sizeof(label), "[%s]", o->name);
-    uint32_t l = rp_profile_cstring(p, label), d = rp_profile_string(p, path, o->dir_len);
+    char *dir = strndup(path, o->dir_len);
+    uint32_t d = dir ? rp_profile_string(p, dir, o->dir_len) : RP_IDX_NONE;
+    uint32_t l = rp_profile_cstring(p, label);
+    free(dir);
     return l == RP_IDX_NONE || d == RP_IDX_NONE ? RP_IDX_NONE : rp_profile_frame(p, d, l);
 }
 
 /* --- the my-code view of a profile ---------------------------------------------- */
 
 /* Per frame: RP_CODE_APP's frames map to themselves, a library's to its
- * library frame, a C method to RP_IDX_NONE (its caller's). */
+ * library frame (one per library name, whichever directory it was met
+ * in first), a C method to RP_IDX_NONE (its caller's). */
 #define CALLERS_FRAME RP_IDX_NONE
 
 static uint32_t *library_frames(rp_profile *p)
 {
-    size_t count = p->frame_count;
-    uint32_t *out = malloc((count ? count : 1) * sizeof(*out));
-    for (size_t f = 0; out && f < count; f++) {
-        const char *path = rp_profile_str(p, p->frames[f].path);
-        rp_code_origin o = rp_code_of(rp_profile_str(p, p->frames[f].label), path);
-        out[f] = o.code == RP_CODE_APP ? (uint32_t)f : o.code == RP_CODE_CALLERS ? CALLERS_FRAME
-                                                                                  : rp_library_frame(p, &o, path);
-        if (o.code == RP_CODE_LIBRARY && out[f] == RP_IDX_NONE) {
-            free(out);
-            return NULL;
+    size_t count = p->frame_count, known_cap = 0;
+    uint32_t *out = malloc((count ? count : 1) * sizeof(*out)), *frame_of_library = NULL;
+    rp_strtab names; /* the libraries met, by name */
+    rp_strtab_init(&names);
+    bool ok = out != NULL;
+    for (size_t f = 0; ok && f < count; f++) {
+        rp_code_origin o = rp_code_of(rp_profile_str(p, p->frames[f].label), rp_profile_str(p, p->frames[f].path));
+        if (o.code != RP_CODE_LIBRARY) {
+            out[f] = o.code == RP_CODE_APP ? (uint32_t)f : CALLERS_FRAME;
+            continue;
         }
+        size_t known = names.count;
+        uint32_t id = rp_strtab_intern(&names, o.name, strlen(o.name));
+        ok = id != RP_IDX_NONE;
+        if (ok && id == known) {
+            ok = RP_VEC_RESERVE(frame_of_library, known_cap, known + 1) == 0 &&
+                 (frame_of_library[id] = library_frame(p, &o, rp_profile_str(p, p->frames[f].path))) != RP_IDX_NONE;
+        }
+        if (ok)
+            out[f] = frame_of_library[id];
+    }
+    free(frame_of_library);
+    rp_strtab_free(&names);
+    if (!ok) {
+        free(out);
+        return NULL;
     }
     return out;
 }

@@ -48,10 +48,6 @@ typedef struct rp_code_origin {
 /* Which code the frame of `label` in file `path` is. */
 rp_code_origin rp_code_of(const char *label, const char *path);
 
-/* The frame that stands for library `o` in `p`: label "[NAME]", path its
- * directory. RP_IDX_NONE when out of memory. */
-uint32_t rp_library_frame(rp_profile *p, const rp_code_origin *o, const char *path);
-
 /* --my-code: every stack of `p` with its runs of library frames
  * collapsed, in every measure. Returns 0, or -1 after an error line (out
  * of memory; `p` may then hold unused frames and stacks but its samples

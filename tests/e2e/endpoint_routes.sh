@@ -4,7 +4,7 @@
 # value everywhere labels appear — report --by endpoint, a tag filter,
 # pprof's labels — with the time the requests took; a request no route
 # matched keeps its path. And the rperf command passes the analyzer's
-# selections (--tagfocus, --tagignore) on, for report and diff.
+# selections (--tagfocus, --tagignore, --my-code) on, for report and diff.
 . "$(dirname "$0")/lib.sh"
 
 cat >app.rb <<'RUBY'
@@ -48,4 +48,8 @@ awk -v ms="$other" 'BEGIN { exit !(ms > 50 * 0.9 && ms < 50 * 1.5) }' || fail "r
 ! grep -q "Object#show_product" cmd_table.txt || fail "--tagignore did not leave the products out: $(cat cmd_table.txt)"
 "$RPERF_TEST_RPERF" diff --tagfocus 'endpoint=products' s s >cmd_diff.txt || fail "rperf diff --tagfocus"
 grep -q "Object#show_product" cmd_diff.txt || fail "rperf diff --tagfocus: $(cat cmd_diff.txt)"
+# --my-code, passed on: the middleware's frames are one [rperf] frame
+"$RPERF_TEST_RPERF" report --text --my-code s >cmd_mine.txt || fail "rperf report --my-code"
+grep -q '\[rperf\]' cmd_mine.txt && grep -q 'Object#show_product' cmd_mine.txt && ! grep -q 'Rperf::RackMiddleware#call' cmd_mine.txt ||
+    fail "rperf report --my-code: $(head -20 cmd_mine.txt)"
 note "300 slugs: one row, $ms ms under endpoint=GET /products/:sku; rperf report --tagfocus: $other ms"

@@ -37,6 +37,26 @@ done
 [ "$(grep -c 'GET /posts/' by.txt)" -eq 1 ] && grep -q 'GET /posts/:slug' by.txt \
     || fail "report --by endpoint: $(grep 'GET /posts/' by.txt | head -5)"
 
+# --my-code: the application's code first, each run of the server's and
+# the framework's frames one frame named for the library it began in;
+# nothing lost
+"$ANALYZE" convert --collapsed -o all.txt "$WORK/session" && "$ANALYZE" convert --collapsed --my-code -o mine.txt "$WORK/session" ||
+    fail "convert --collapsed --my-code"
+sum_weights() { awk '{ s += $NF } END { printf "%d\n", s }' "$1"; }
+[ "$(sum_weights all.txt)" = "$(sum_weights mine.txt)" ] || fail "--my-code changed the total: $(sum_weights all.txt) -> $(sum_weights mine.txt)"
+grep 'WorkController#slow' mine.txt >slow_paths.txt || fail "--my-code: no path through WorkController#slow"
+! grep -v '^\[puma [0-9.]*\];WorkController#slow;' slow_paths.txt >/dev/null ||
+    fail "--my-code: the action is not the server's run's child: $(grep -v '^\[puma' slow_paths.txt | head -3)"
+# --hide-idle: idle threads and the others' waiting for work outside
+# requests left out, and said; every request's time stays
+"$ANALYZE" report --hide-idle "$WORK/session" >busy.txt 2>busy.err || fail "report --hide-idle: $(cat busy.err)"
+grep -q 'waiting for work outside requests' busy.err || fail "--hide-idle does not say what waiting it left out: $(cat busy.err)"
+total_of() { sed -n 's/^Total: \([0-9.]*\)ms.*/\1/p' "$1"; }
+"$ANALYZE" report "$WORK/session" >whole.txt && "$ANALYZE" report --tagfocus '%latency=.' "$WORK/session" >inside.txt
+awk -v b="$(total_of busy.txt)" -v w="$(total_of whole.txt)" -v i="$(total_of inside.txt)" 'BEGIN { exit !(b >= i && b < w) }' ||
+    fail "--hide-idle keeps $(total_of busy.txt) ms of $(total_of whole.txt); inside requests: $(total_of inside.txt) ms"
+note "--my-code: GET /slow's paths are [puma];WorkController#slow;...; --hide-idle keeps $(total_of busy.txt) of $(total_of whole.txt) ms ($(total_of inside.txt) inside requests)"
+
 # /slow (a 50 ms sleep): the median in the middleware at least what Rails
 # measured of the action, and no more than the client saw
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }

@@ -56,6 +56,8 @@ static void test_ruby_and_vm(void **state)
                    "/opt/ruby/lib/ruby/3.4.0");
     assert_library("Rake::Task#invoke", "/usr/lib/ruby/vendor_ruby/rake/task.rb", "ruby", NULL);
     assert_library("Kernel#tap", "<internal:kernel>", "ruby", NULL);
+    assert_library("Kernel#require", "<internal:/opt/ruby/lib/ruby/3.4.0/rubygems/core_ext/kernel_require.rb>",
+                   "ruby", "");
     assert_library("Rperf::RackMiddleware#call", "/opt/rperf/ruby/rperf/rack.rb", "rperf", NULL);
     assert_int_equal(rp_code_of("Array#each", "<C method>").code, RP_CODE_CALLERS);
 }
