@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include "../../common/json_flat.h"
 #include "../../common/utf8.h"
 #include "../../common/vec.h"
 #include "../../profile/schema.h"
@@ -267,6 +268,37 @@ static bool read_fields(VALUE h, void *base, rp_int_fields table)
     return true;
 }
 
+/* A flat JSON object's text (common/json_flat.h) as the profile's string
+ * id, written canonically; RP_IDX_NONE when it is no such object. */
+static uint32_t flat_object(rp_profile *p, VALUE text, const char *what)
+{
+    if (!RB_TYPE_P(text, T_STRING))
+        return RP_IDX_NONE;
+    char *canonical = NULL, err[RP_JSON_FLAT_ERROR_MAX];
+    if (rp_json_flat_canonical(RSTRING_PTR(text), (size_t)RSTRING_LEN(text), &canonical, err) != 0)
+        rb_raise(rb_eArgError, "rperf: :meta's %s: %s", what, err);
+    uint32_t id = rp_profile_cstring(p, canonical);
+    free(canonical);
+    return id;
+}
+
+/* The meta of a loaded profile (Rperf.load's :meta, which Rperf.save
+ * passes as _meta: hostname and created_at, git and labels as JSON text),
+ * kept when it is written again. */
+static void read_loaded_meta(VALUE meta, rp_profile *p)
+{
+    if (!RB_TYPE_P(meta, T_HASH))
+        return;
+    rp_meta *m = &p->meta;
+    VALUE host = member(meta, RP_KEY_META_HOSTNAME), created = member(meta, RP_KEY_META_CREATED_AT);
+    if (RB_TYPE_P(host, T_STRING))
+        m->hostname = intern(p, host, "meta hostname", 0);
+    if (RB_TYPE_P(created, T_STRING))
+        m->created_at = intern(p, created, "meta created_at", 0);
+    m->git = flat_object(p, member(meta, RP_KEY_META_GIT), "git");
+    m->meta_labels = flat_object(p, member(meta, RP_KEY_META_LABELS), "labels");
+}
+
 static void read_meta(VALUE data, rp_profile *p)
 {
     rp_meta *m = &p->meta;
@@ -308,6 +340,7 @@ static void read_meta(VALUE data, rp_profile *p)
         m->gc.time_ns = m->gc.time_ns > INT64_MAX / 1000000 ? INT64_MAX : m->gc.time_ns * 1000000;
     }
     m->has_os = read_fields(member(data, RP_KEY_OS), &m->os, rp_os_fields);
+    read_loaded_meta(member(data, "_meta"), p);
     VALUE yjit = member(data, RP_KEY_YJIT_RATIO);
     if (RB_FLOAT_TYPE_P(yjit) || RB_INTEGER_TYPE_P(yjit)) {
         m->has_yjit = true;

@@ -145,7 +145,24 @@ module Rperf
     end
 
     def save(path, data, format: nil)
-      _save(path.to_s, data, detect_format(path, format))
+      _save(path.to_s, _with_meta_texts(data), detect_format(path, format))
+    end
+
+    # A loaded profile's :meta (Rperf.load) handed to the native writer as
+    # _meta, its git and labels as JSON text, so that the file written
+    # keeps where the profile was made.
+    def _with_meta_texts(data)
+      meta = data.is_a?(Hash) && (data[:meta] || data["meta"])
+      return data unless meta.is_a?(Hash)
+
+      require "json"
+      texts = {}
+      %i[hostname created_at].each { |k| texts[k] = meta[k] || meta[k.to_s] }
+      %i[git labels].each do |k|
+        value = meta[k] || meta[k.to_s]
+        texts[k] = JSON.generate(value) if value.is_a?(Hash)
+      end
+      data.merge(_meta: texts.compact)
     end
 
     # `data` (a String) gzip-compressed, as a binary String — what the gem
@@ -190,6 +207,10 @@ module Rperf
       elsif version != VERSION
         $stderr.puts "rperf: warning: file was saved by rperf #{version} (current: #{VERSION})"
       end
+      # the file's meta and summary, as the gem's Hash has them
+      head = read_meta(path)
+      data[:meta] = head[:meta] if head&.dig(:meta)
+      data[:summary] = head[:summary] if head&.dig(:summary)
       data
     end
 

@@ -110,6 +110,14 @@ grep -q "Object#burn_cpu" bad_report.txt || fail "the program was not profiled w
   abort "build_meta #{meta}" unless meta[:git] == {sha: sha, dirty: false} && meta[:labels] == {"ci" => "x"} &&
                                     meta[:format_version] == 1 && meta[:mode] == "cpu"
   abort "Meta.read" unless Rperf::Meta.read("../clean.json.gz") == Rperf.read_meta("../clean.json.gz")
+  # Rperf.load has the meta and summary of the file, as the Hash of the gem does,
+  # and Rperf.save writes them again
+  abort "load :meta #{data[:meta].inspect}" unless data[:meta] == Rperf.read_meta("../clean.json.gz")[:meta] &&
+                                                  data[:summary] == from_file && data[:meta][:labels] == {ci: "again", pr: "12"}
+  Rperf.save("../copy.json.gz", data)
+  copy = Rperf.read_meta("../copy.json.gz")[:meta]
+  kept = %i[hostname created_at git labels]
+  abort "save kept #{copy.slice(*kept)}, loaded #{data[:meta].slice(*kept)}" unless copy.slice(*kept) == data[:meta].slice(*kept)
   gc = data[:gc_stats]
   abort "gc_stats #{gc.inspect}" unless gc && gc[:allocated_objects].to_i > 0 && gc.key?(:minor_count) && gc.key?(:time_ms)
   abort "maxrss_mb #{data[:maxrss_mb].inspect}" unless data[:maxrss_mb].to_i > 0
