@@ -3,7 +3,8 @@
  * table|table-json] [filters] [FILE]`: the viewer of a profile (file or
  * session directory) opened in a browser, or its page's path printed
  * where there is no display; or the text report, the top table, the page,
- * the flat table on stdout. Default FILE: rperf.json.gz. The analyzer's
+ * the flat table on stdout; with --host/--port the viewer served over
+ * HTTP (serve.h). Default FILE: rperf.json.gz. The analyzer's
  * selections apply to each (--tagfocus, --tagignore, --since, --until,
  * --measure, --hide-idle, --lines, --my-code): they are rperf-analyze's own options,
  * passed on.
@@ -13,6 +14,7 @@
 
 #include "options.h"
 #include "page.h"
+#include "serve.h"
 #include "subcommands.h"
 #include "tools.h"
 #include "usage.h"
@@ -39,9 +41,24 @@ static int analyze(const char *const *first, int count, const char **passed, int
     return rperf_analyze(false, args);
 }
 
+/* The page served over HTTP (--host, --port) until Ctrl-C; its
+ * directory removed after. */
+static int serve(const char *const *html, const char *file, const char *host, const char *port_text)
+{
+    int port = 0;
+    if (port_text && (port = rperf_parse_port(port_text)) < 0)
+        return rperf_usage_error(rperf_report_usage, "--port must be 1..65535, got '%s'", port_text);
+    char dir[PATH_MAX], page[RPERF_PAGE_PATH_MAX];
+    if (rperf_write_page("rperf-report", html, (const char *[]){file, NULL}, dir, page) != 0)
+        return 1;
+    int rc = rperf_serve_page(page, host, port);
+    rperf_remove_tree(dir);
+    return rc;
+}
+
 int rperf_cmd_report(int argc, char **argv)
 {
-    const char *view = "viewer", *format = NULL, *passed[PASSED_MAX];
+    const char *view = "viewer", *format = NULL, *passed[PASSED_MAX], *host = NULL, *port = NULL;
     int n = 0;
     char *file = "rperf.json.gz";
     for (int i = 1; i < argc; i++) {
@@ -58,6 +75,10 @@ int rperf_cmd_report(int argc, char **argv)
             if (!is_table_format(format))
                 return rperf_usage_error(rperf_report_usage, "invalid argument: --format %s", format);
             view = "table";
+        } else if ((got = rperf_opt_value(argc, argv, &i, NULL, "--host", &host, rperf_report_usage)) ||
+                   (got = rperf_opt_value(argc, argv, &i, NULL, "--port", &port, rperf_report_usage))) {
+            if (got < 0)
+                return 1;
         } else if (rperf_opt_flag(a, "-h", "--help"))
             return rperf_report_usage(stdout), 0;
         else if (a[0] == '-')
@@ -65,6 +86,8 @@ int rperf_cmd_report(int argc, char **argv)
         else
             file = argv[i];
     }
+    if ((host || port) && strcmp(view, "viewer") != 0)
+        return rperf_usage_error(rperf_report_usage, "--host and --port serve the viewer: not with --%s", view);
     if (!rperf_files_exist(&file, 1))
         return 1;
     if (strcmp(view, "top") == 0)
@@ -79,5 +102,7 @@ int rperf_cmd_report(int argc, char **argv)
     for (int i = 0; i < n; i++)
         html[2 + i] = passed[i];
     html[2 + n] = NULL;
+    if (host || port)
+        return serve(html, file, host, port);
     return rperf_show_page("rperf-report", html, paths);
 }

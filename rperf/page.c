@@ -35,12 +35,12 @@ static bool can_open_browser(void)
     return ((x && *x) || (wayland && *wayland)) && have_xdg_open();
 }
 
-int rperf_show_page(const char *name, const char *const *args, const char *const *paths)
+int rperf_write_page(const char *name, const char *const *args, const char *const *paths, char dir[PATH_MAX],
+                     char page[RPERF_PAGE_PATH_MAX])
 {
-    char dir[PATH_MAX], page[PATH_MAX + 64];
     if (rperf_temp_dir("tmp", dir) != 0)
         return 1;
-    snprintf(page, sizeof(page), "%s/%s.html", dir, name);
+    snprintf(page, RPERF_PAGE_PATH_MAX, "%s/%s.html", dir, name);
     const char *argv[32];
     int n = 0;
     for (; *args && n < 24; args++)
@@ -54,6 +54,14 @@ int rperf_show_page(const char *name, const char *const *args, const char *const
         rperf_remove_tree(dir);
         return 1;
     }
+    return 0;
+}
+
+int rperf_show_page(const char *name, const char *const *args, const char *const *paths)
+{
+    char dir[PATH_MAX], page[RPERF_PAGE_PATH_MAX];
+    if (rperf_write_page(name, args, paths, dir, page) != 0)
+        return 1;
     if (!can_open_browser()) {
         fprintf(stderr, "rperf: no display; open this page in a browser:\n");
         printf("%s\n", page);

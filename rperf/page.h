@@ -3,13 +3,24 @@
  *
  * Owns: writing the page into a new private directory (it must outlive
  * rperf: the browser reads it later) and opening it with xdg-open where
- * there is a display, or printing its path where there is none.
+ * there is a display, or printing its path where there is none (serve.h
+ * serves it over HTTP instead).
  */
 #ifndef RPERF_RPERF_PAGE_H
 #define RPERF_RPERF_PAGE_H
 
+#include <limits.h>
+
+#define RPERF_PAGE_PATH_MAX (PATH_MAX + 64)
+
 /* Runs `rperf-analyze ARGS... -o PAGE PATHS...` (both NULL-terminated),
- * PAGE being NAME.html, and shows it. Returns 0 or 1. */
+ * PAGE being NAME.html in a new private directory: its path into page[],
+ * the directory's into dir[] (the caller removes it when done). Returns 0,
+ * or 1 (said; nothing left behind). */
+int rperf_write_page(const char *name, const char *const *args, const char *const *paths, char dir[PATH_MAX],
+                     char page[RPERF_PAGE_PATH_MAX]);
+
+/* The same page, shown. Returns 0 or 1. */
 int rperf_show_page(const char *name, const char *const *args, const char *const *paths);
 
 #endif
