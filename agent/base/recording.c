@@ -31,7 +31,7 @@ static void accept(rp_recording *r)
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     atomic_store(&r->next_tick_ns, (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec + r->period_ns);
-    atomic_store(&r->trigger_count, r->stats.sampling_count);
+    atomic_store(&r->trigger_count, r->stats.ticks_served);
     atomic_store(&r->accepting, true);
     rp_recordings_accepting_changed++;
 }

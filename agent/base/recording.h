@@ -43,7 +43,9 @@ typedef struct rp_rec_config {
 /* Counters of one recording (README, "Profile file format"). */
 typedef struct rp_sampler_stats {
     uint64_t trigger_count;    /* ticks that were due for this recording */
-    uint64_t sampling_count;   /* samples it took at those ticks */
+    uint64_t ticks_served;     /* of them, those a sampling job has seen */
+    uint64_t sampling_count;   /* samples it took at those ticks (in cpu mode, one
+                                * per period of the thread's CPU time at most) */
     uint64_t sampling_time_ns; /* time spent taking them */
     uint64_t dropped_samples;  /* samples lost: buffers full or no memory */
     uint64_t truncated_samples;/* stacks cut at the capture depth */

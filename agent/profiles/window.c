@@ -19,8 +19,8 @@ static void stamp(rp_window *w)
     rp_ractors_totals(w->recording, w->ractor_ns);
     /* Ticks not yet served are served inside the window: count them there,
      * so that a window never has more samples than triggers. */
-    if (w->stats.trigger_count > w->stats.sampling_count)
-        w->stats.trigger_count = w->stats.sampling_count;
+    if (w->stats.trigger_count > w->stats.ticks_served)
+        w->stats.trigger_count = w->stats.ticks_served;
 }
 
 void rp_window_begin_empty(rp_window *w, rp_rec_id id)

@@ -208,6 +208,21 @@ void rp_sampler_charge_current(rp_rec_id id)
     }
 }
 
+/* In cpu mode, whether the thread has used the CPU for most of a period
+ * since its last sample: ticks come by the wall clock, and a thread that
+ * had only part of a core since (a loaded machine, a thread sharing the
+ * GVL) waits for the next, its CPU time carried to it, so that samples
+ * come one per period of the thread's CPU time, as a CPU-time timer's do
+ * (the gem's). Wall mode samples at every tick. */
+static bool cpu_period_passed(rp_thread *t, rp_rec_id id, rp_clock_reading *now)
+{
+    const rp_recording *r = rp_recording_get(id);
+    if (r->cfg.mode != RP_MODE_CPU)
+        return true;
+    const rp_thread_clock *c = rp_sampler_clock(t, id);
+    return rp_clock_reading_for(now, t, id) - c->prev_ns >= r->period_ns - r->period_ns / 4;
+}
+
 /* Postponed job — Ruby thread with the GVL, at a safepoint. Serves every
  * recording with a tick of its own pending. A run with no tick behind it
  * (triggered in the parent before fork(), which Ruby carries over) serves
@@ -225,11 +240,14 @@ static void sample_job(void *unused)
     int n = 0;
     for (int i = 0; i < RP_RECORDINGS; i++) {
         rp_recording *r = rp_recording_get((rp_rec_id)i);
-        if (!atomic_load_explicit(&r->accepting, memory_order_relaxed) ||
-            r->stats.sampling_count >= atomic_load_explicit(&r->trigger_count, memory_order_relaxed))
+        uint64_t due = atomic_load_explicit(&r->trigger_count, memory_order_relaxed);
+        if (!atomic_load_explicit(&r->accepting, memory_order_relaxed) || r->stats.ticks_served >= due)
             continue;
+        r->stats.ticks_served = due;
         if (!t && !(t = rp_sampler_current_thread()))
             return;
+        if (!cpu_period_passed(t, (rp_rec_id)i, &now))
+            continue;
         n += rp_sampler_charge(t, (rp_rec_id)i, &now, charges + n);
         r->stats.sampling_count++;
         took[i] = true;
