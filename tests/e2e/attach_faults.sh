@@ -159,12 +159,14 @@ for kind in load require fork compact threads epoll; do
     # Whatever those left recording ends (or says it was not).
     "$ATTACH" --wait 5 "$TARGET" "$RPERF_TEST_AGENT" "$(printf 'stop\nreply=%s/reply' "$WORK")" >/dev/null 2>&1 || true
     # A real recording still works, and leaves it as it was.
-    "$RPERF" attach -d 1 -o "$kind.json.gz" "$TARGET" 2>"$kind.attach.err" ||
+    "$RPERF" attach -m wall -d 1 -o "$kind.json.gz" "$TARGET" 2>"$kind.attach.err" ||
         fail "$kind: attach after the faults: $(cat "$kind.attach.err")"
     samples=$("$RUBY" "$CHECK" field "$kind.json.gz" sampling_count)
-    # (how many depends on how much of its second the target ran, on a
-    # shared machine: about a hundred, 99 seen on a busy one; none or a
-    # handful would be a recording that does not work)
+    # (in wall mode, a sample at each tick the target holds the GVL and at
+    # each of its sleeps' ends: about a hundred, 99 seen on a busy machine;
+    # none or a handful would be a recording that does not work. In cpu
+    # mode a sample comes per millisecond of CPU, and the target, asleep
+    # most of its second, uses a few)
     [ "$samples" -gt 20 ] || fail "$kind: $samples samples in 1 s"
     alive "$kind" "the recording"
     finish "$kind"
