@@ -87,52 +87,73 @@ rp_code_origin rp_code_of(const char *label, const char *path)
     return (rp_code_origin){.code = RP_CODE_APP};
 }
 
-/* The frame that stands for library `o`: label "[NAME]", path its
- * directory, the first `o->dir_len` bytes of `path` (copied: interning
- * may move the profile's strings). RP_IDX_NONE when out of memory. */
-static uint32_t library_frame(rp_profile *p, const rp_code_origin *o, const char *path)
+int rp_frame_code_compute(const rp_profile *p, rp_frame_code *out)
+{
+    *out = (rp_frame_code){0};
+    rp_strtab_init(&out->names);
+    out->code = malloc((p->frame_count ? p->frame_count : 1) * sizeof(*out->code));
+    if (!out->code)
+        return -1;
+    for (size_t f = 0; f < p->frame_count; f++) {
+        rp_code_origin o = rp_code_of(rp_profile_str(p, p->frames[f].label), rp_profile_str(p, p->frames[f].path));
+        if (o.code != RP_CODE_LIBRARY) {
+            out->code[f] = o.code == RP_CODE_APP ? RP_FRAME_APP : RP_FRAME_CALLERS;
+            continue;
+        }
+        size_t known = out->names.count;
+        uint32_t id = rp_strtab_intern(&out->names, o.name, strlen(o.name));
+        if (id == RP_IDX_NONE || (id == known && RP_VEC_RESERVE(out->dirs, out->dirs_cap, known + 1) != 0))
+            return -1;
+        if (id == known)
+            out->dirs[id] = (rp_library_dir){p->frames[f].path, o.dir_len};
+        out->code[f] = (int32_t)id;
+    }
+    return 0;
+}
+
+void rp_frame_code_free(rp_frame_code *fc)
+{
+    free(fc->code);
+    free(fc->dirs);
+    rp_strtab_free(&fc->names);
+    *fc = (rp_frame_code){0};
+}
+
+/* The frame that stands for library `lib`: label "[NAME]", path its
+ * directory (copied first: interning may move the profile's strings).
+ * RP_IDX_NONE when out of memory. */
+static uint32_t library_frame(rp_profile *p, const rp_frame_code *fc, uint32_t lib)
 {
     char label[RP_LIBRARY_NAME_MAX + 2];
-    snprintf(label, sizeof(label), "[%s]", o->name);
-    char *dir = strndup(path, o->dir_len);
-    uint32_t d = dir ? rp_profile_string(p, dir, o->dir_len) : RP_IDX_NONE;
-    uint32_t l = rp_profile_cstring(p, label);
+    snprintf(label, sizeof(label), "[%s]", rp_strtab_get(&fc->names, lib, NULL));
+    const rp_library_dir *d = &fc->dirs[lib];
+    char *dir = strndup(rp_profile_str(p, d->path), d->len);
+    uint32_t path = dir ? rp_profile_string(p, dir, d->len) : RP_IDX_NONE;
+    uint32_t name = rp_profile_cstring(p, label);
     free(dir);
-    return l == RP_IDX_NONE || d == RP_IDX_NONE ? RP_IDX_NONE : rp_profile_frame(p, d, l);
+    return name == RP_IDX_NONE || path == RP_IDX_NONE ? RP_IDX_NONE : rp_profile_frame(p, path, name);
 }
 
 /* --- the my-code view of a profile ---------------------------------------------- */
 
 /* Per frame: RP_CODE_APP's frames map to themselves, a library's to its
- * library frame (one per library name, whichever directory it was met
- * in first), a C method to RP_IDX_NONE (its caller's). */
+ * library frame, a C method to RP_IDX_NONE (its caller's). */
 #define CALLERS_FRAME RP_IDX_NONE
 
 static uint32_t *library_frames(rp_profile *p)
 {
-    size_t count = p->frame_count, known_cap = 0;
+    size_t count = p->frame_count;
+    rp_frame_code fc;
+    bool ok = rp_frame_code_compute(p, &fc) == 0;
     uint32_t *out = malloc((count ? count : 1) * sizeof(*out)), *frame_of_library = NULL;
-    rp_strtab names; /* the libraries met, by name */
-    rp_strtab_init(&names);
-    bool ok = out != NULL;
-    for (size_t f = 0; ok && f < count; f++) {
-        rp_code_origin o = rp_code_of(rp_profile_str(p, p->frames[f].label), rp_profile_str(p, p->frames[f].path));
-        if (o.code != RP_CODE_LIBRARY) {
-            out[f] = o.code == RP_CODE_APP ? (uint32_t)f : CALLERS_FRAME;
-            continue;
-        }
-        size_t known = names.count;
-        uint32_t id = rp_strtab_intern(&names, o.name, strlen(o.name));
-        ok = id != RP_IDX_NONE;
-        if (ok && id == known) {
-            ok = RP_VEC_RESERVE(frame_of_library, known_cap, known + 1) == 0 &&
-                 (frame_of_library[id] = library_frame(p, &o, rp_profile_str(p, p->frames[f].path))) != RP_IDX_NONE;
-        }
-        if (ok)
-            out[f] = frame_of_library[id];
-    }
+    ok = ok && out && (frame_of_library = malloc((fc.names.count ? fc.names.count : 1) * sizeof(*frame_of_library)));
+    for (uint32_t lib = 0; ok && lib < fc.names.count; lib++)
+        ok = (frame_of_library[lib] = library_frame(p, &fc, lib)) != RP_IDX_NONE;
+    for (size_t f = 0; ok && f < count; f++)
+        out[f] = fc.code[f] == RP_FRAME_APP ? (uint32_t)f
+                 : fc.code[f] == RP_FRAME_CALLERS ? CALLERS_FRAME : frame_of_library[fc.code[f]];
     free(frame_of_library);
-    rp_strtab_free(&names);
+    rp_frame_code_free(&fc);
     if (!ok) {
         free(out);
         return NULL;

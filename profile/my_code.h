@@ -48,6 +48,30 @@ typedef struct rp_code_origin {
 /* Which code the frame of `label` in file `path` is. */
 rp_code_origin rp_code_of(const char *label, const char *path);
 
+/* Whose code each frame of a profile is: per frame RP_FRAME_APP, RP_FRAME_CALLERS
+ * or the index of its library; the libraries by name, ids in order of
+ * first use, each with the directory it was first met in (a string of
+ * the profile: its first dir_len bytes). What --my-code and the page's
+ * switch both start from. */
+#define RP_FRAME_APP (-1)
+#define RP_FRAME_CALLERS (-2)
+
+typedef struct rp_library_dir {
+    uint32_t path; /* string id */
+    size_t len;
+} rp_library_dir;
+
+typedef struct rp_frame_code {
+    int32_t *code; /* per frame of the profile */
+    rp_strtab names;
+    rp_library_dir *dirs; /* per library */
+    size_t dirs_cap;
+} rp_frame_code;
+
+/* Returns 0, or -1 when out of memory (free it either way). */
+int rp_frame_code_compute(const rp_profile *p, rp_frame_code *out);
+void rp_frame_code_free(rp_frame_code *fc);
+
 /* --my-code: every stack of `p` with its runs of library frames
  * collapsed, in every measure. Returns 0, or -1 after an error line (out
  * of memory; `p` may then hold unused frames and stacks but its samples

@@ -142,44 +142,26 @@ static void write_frame_weights(rp_json *j, const page_writer *w)
  * index of its library in "libraries" ([name, directory] each). */
 static int write_code(rp_json *j, const rp_profile *p)
 {
-    rp_strtab names; /* the libraries' names, ids in order of first use */
-    rp_strtab_init(&names);
-    struct library_dir {
-        const char *path; /* the profile's string: its first len bytes */
-        size_t len;
-    } *dirs = NULL;
-    size_t dirs_cap = 0;
-    int rc = 0;
-    rp_json_key(j, "frame_code");
-    rp_json_begin_array(j);
-    for (size_t f = 0; f < p->frame_count && rc == 0; f++) {
-        const char *path = rp_profile_str(p, p->frames[f].path);
-        rp_code_origin o = rp_code_of(rp_profile_str(p, p->frames[f].label), path);
-        if (o.code != RP_CODE_LIBRARY) {
-            rp_json_int(j, o.code == RP_CODE_APP ? -1 : -2);
-            continue;
-        }
-        size_t known = names.count;
-        uint32_t id = rp_strtab_intern(&names, o.name, strlen(o.name));
-        if (id == RP_IDX_NONE || (id == known && RP_VEC_RESERVE(dirs, dirs_cap, known + 1) != 0))
-            rc = -1;
-        else if (id == known)
-            dirs[id] = (struct library_dir){path, o.dir_len};
-        rp_json_int(j, id);
-    }
-    rp_json_int(j, -1); /* "(other)" */
-    rp_json_end_array(j);
-    rp_json_key(j, "libraries");
-    rp_json_begin_array(j);
-    for (size_t i = 0; i < names.count && rc == 0; i++) {
+    rp_frame_code fc;
+    int rc = rp_frame_code_compute(p, &fc);
+    if (rc == 0) {
+        rp_json_key(j, "frame_code");
         rp_json_begin_array(j);
-        rp_json_cstring(j, rp_strtab_get(&names, (uint32_t)i, NULL));
-        rp_json_string(j, dirs[i].path, dirs[i].len);
+        for (size_t f = 0; f < p->frame_count; f++)
+            rp_json_int(j, fc.code[f]);
+        rp_json_int(j, RP_FRAME_APP); /* "(other)" */
+        rp_json_end_array(j);
+        rp_json_key(j, "libraries");
+        rp_json_begin_array(j);
+        for (uint32_t i = 0; i < fc.names.count; i++) {
+            rp_json_begin_array(j);
+            rp_json_cstring(j, rp_strtab_get(&fc.names, i, NULL));
+            rp_json_string(j, rp_profile_str(p, fc.dirs[i].path), fc.dirs[i].len);
+            rp_json_end_array(j);
+        }
         rp_json_end_array(j);
     }
-    rp_json_end_array(j);
-    free(dirs);
-    rp_strtab_free(&names);
+    rp_frame_code_free(&fc);
     return rc;
 }
 
