@@ -28,7 +28,9 @@
  * other chains one caller longer than the same shorter chain — [burn ←
  * m] against [burn ← n] and the rest of [burn] — and regresses where the
  * regressed call paths part from the unchanged ones; a method's own time,
- * [X], is measured against the rest of the run. (A chain alone under its
+ * [X], is measured against the rest of the run — and regresses only if
+ * its milliseconds grew past the threshold as well, the rest being at
+ * times little more than the process's start, which varies by itself. (A chain alone under its
  * shorter one, with under RP_REGRESS_MIN_SAMPLES samples' worth of
  * siblings, has nothing to part from: its shorter chain speaks for it.)
  *
