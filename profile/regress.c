@@ -390,7 +390,7 @@ static double least_p(size_t n, size_t m)
 }
 
 /* The least growth (percent) found 4 times in 5 at a spread of `noise`
- * (log scale) a run: the threshold, and 1.645 + 0.842 standard errors of
+ * (log scale) a run: the threshold, and z(α) + 0.842 standard errors of
  * the difference of the two sides' medians above it (the rank test is
  * about as powerful as the t test on these); -1 when the runs are too
  * few for any p below RP_REGRESS_ALPHA. */
@@ -399,7 +399,7 @@ static double detectable_pct(double pct, double noise, size_t n, size_t m)
     if (n == 0 || m == 0 || least_p(n, m) >= RP_REGRESS_ALPHA || noise < 0)
         return -1;
     double se = noise * sqrt(1.0 / (double)n + 1.0 / (double)m);
-    return (exp(log1p(pct / 100.0) + (1.645 + 0.842) * se) - 1.0) * 100.0;
+    return (exp(log1p(pct / 100.0) + (RP_REGRESS_ALPHA_Z + 0.842) * se) - 1.0) * 100.0;
 }
 
 /* Keeps regression `g` among those found: one per method named, its

@@ -78,7 +78,7 @@ static void test_one_method_thirty_percent_slower(void **state)
     assert_int_equal(g.found_count, 1);
     assert_string_equal(rp_strtab_get(&g.names, g.found[0].method, NULL), "Object#a (app.rb)");
     assert_true(fabs(g.found[0].growth_pct - 30) < 1);
-    assert_true(g.found[0].p < 0.05);
+    assert_true(g.found[0].p < RP_REGRESS_ALPHA);
     rp_regress_free(&g);
 }
 
