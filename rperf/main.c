@@ -20,7 +20,7 @@ static const struct {
 } subcommands[] = {
     {"record", rperf_cmd_run}, {"stat", rperf_cmd_run},     {"exec", rperf_cmd_run},
     {"report", rperf_cmd_report}, {"diff", rperf_cmd_diff},   {"attach", rperf_cmd_attach},
-    {"detach", rperf_cmd_detach}, {"ctl", rperf_cmd_ctl},
+    {"detach", rperf_cmd_detach}, {"ctl", rperf_cmd_ctl},     {"preload-path", rperf_cmd_preload_path},
 };
 
 int main(int argc, char **argv)

@@ -11,5 +11,6 @@ int rperf_cmd_diff(int argc, char **argv);
 int rperf_cmd_attach(int argc, char **argv);
 int rperf_cmd_detach(int argc, char **argv);
 int rperf_cmd_ctl(int argc, char **argv);
+int rperf_cmd_preload_path(int argc, char **argv);
 
 #endif

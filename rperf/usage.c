@@ -17,6 +17,7 @@ void rperf_usage(FILE *out)
           "       rperf attach [options] pid\n"
           "       rperf detach pid\n"
           "       rperf ctl pid start|stop|snapshot|status [options]\n"
+          "       rperf preload-path\n"
           "       rperf help\n",
           out);
 }
