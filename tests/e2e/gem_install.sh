@@ -51,6 +51,32 @@ ruby -e 'require "rperf"
       raise e.message unless e.message.include?("LD_PRELOAD")
     end' 2>err.txt || fail "require \"rperf\" without the agent: $(cat err.txt)"
 
+# man rperf, man rperf-analyze: beside the gem's bin directory, found from PATH
+unset MANPATH
+page=$(man -w rperf 2>&1) || fail "man -w rperf: $page"
+[ "$page" = "$GEM_HOME/share/man/man1/rperf.1" ] || fail "man rperf finds $page"
+MANWIDTH=80 man rperf-analyze 2>/dev/null | grep -q "^       rperf-analyze - read, merge and render rperf profiles" ||
+    fail "man rperf-analyze: $(MANWIDTH=80 man rperf-analyze 2>&1 | head -5)"
+
+# the container recipe (docs/install.md): a server with the agent preloaded
+# dormant, a recording started and stopped from outside with rperf ctl
+cat >server.rb <<'RUBY'
+def handle = 20_000.times { }
+File.write("ready", "")
+loop { handle; sleep 0.001 }
+RUBY
+LD_PRELOAD="$agent" RPERF_ENABLED=0 RPERF_SESSION_DIR="$WORK/dormant" ruby server.rb &
+server=$!
+for _ in $(seq 100); do [ -e ready ] && break; sleep 0.1; done
+[ -e ready ] || fail "the dormant server did not start"
+rperf ctl "$server" start -m wall >ctl.out 2>&1 || fail "rperf ctl start: $(cat ctl.out)"
+sleep 1
+rperf ctl "$server" stop -o incident.json.gz >>ctl.out 2>&1 || fail "rperf ctl stop: $(cat ctl.out)"
+kill "$server"; wait "$server" 2>/dev/null || true
+rperf-analyze report --top 5 incident.json.gz >incident.txt || fail "report of the ctl recording"
+grep -q "Object#handle (server.rb)" incident.txt || fail "Object#handle is not in the ctl recording: $(cat incident.txt)"
+[ ! -e dormant ] || [ -z "$(ls dormant)" ] || fail "the dormant agent wrote files: $(ls dormant)"
+
 # a Gemfile naming the gem: bundle exec rperf record
 mkdir app
 printf 'source "https://rubygems.org"\ngem "rperf-agent"\n' >app/Gemfile

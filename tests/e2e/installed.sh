@@ -31,6 +31,15 @@ note "installed in $lib: $(grep 'GET /items' by.txt | sed 's/^ *//')"
 "$bin" help >manual.txt && grep -q "^DIAGNOSING COMMON PERFORMANCE PROBLEMS$" manual.txt \
     || fail "the installed rperf has no manual: $(head -3 manual.txt)"
 
+# the man pages, made from the programs' own manuals
+for page in rperf rperf-analyze; do
+    file=$(find "$WORK/inst" -path "*/man1/$page.1" | head -n 1)
+    [ -f "$file" ] || fail "$page.1 not installed"
+    MANWIDTH=80 man -l "$file" 2>/dev/null | grep -q "^NAME" || fail "$page.1 does not render: $(man -l "$file" 2>&1 | head -3)"
+done
+MANWIDTH=80 man -l "$(find "$WORK/inst" -path '*/man1/rperf.1')" 2>/dev/null | grep -q "^DIAGNOSING COMMON PERFORMANCE PROBLEMS" ||
+    fail "rperf.1 has not the manual's sections"
+
 # One version everywhere: meson.build's, as the command, the analyzer, the
 # Ruby API and the profile file each state it.
 version=$(meson introspect --projectinfo "$RPERF_TEST_BUILD_ROOT" | "$RUBY" -rjson -e 'print JSON.parse(STDIN.read)["version"]')

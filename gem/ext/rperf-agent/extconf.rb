@@ -6,7 +6,8 @@
 # builds the project with Meson against the Ruby running the install (the
 # Ruby it will profile) and installs it into the gem's own vendor/ folder:
 # vendor/bin/{rperf,rperf-analyze,rperf-attach}, vendor/lib/librperf-agent.so
-# and its Ruby files in vendor/lib/rperf/ruby. gem/bin/ runs those
+# and its Ruby files in vendor/lib/rperf/ruby, the man pages in
+# vendor/share/man (copied where `man` finds them, below). gem/bin/ runs those
 # programs; `rperf preload-path` prints the agent's path.
 require "rbconfig"
 require "shellwords"
@@ -50,8 +51,16 @@ unless missing.empty? && missing_libs.empty?
   fail_with("missing #{what.join(", ")}; on Debian or Ubuntu: apt-get install #{packages.uniq.join(" ")}")
 end
 
+# Where `man` looks for the gem's commands: beside the bin directory the
+# gem's executables go to (man-db searches <dir>/../share/man for each
+# <dir> on PATH): /usr/local/share/man for a system gem, the Ruby's own
+# share/man under rbenv or ruby-build, GEM_HOME/share/man otherwise. Not
+# removed by `gem uninstall`; skipped when not writable.
+gems_dir = File.dirname(SOURCE)
+MANDIR = (File.join(Gem.bindir(File.dirname(gems_dir)), "..", "share", "man", "man1") if File.basename(gems_dir) == "gems")
+
 setup = ["meson", "setup", BUILD, SOURCE, "--prefix=#{PREFIX}", "--libdir=lib", "--bindir=bin",
-         "--buildtype=release", "-Dtests=false", "-Druby=#{ruby}"]
+         "--mandir=share/man", "--buildtype=release", "-Dtests=false", "-Druby=#{ruby}"]
 setup << "--reconfigure" if File.exist?(File.join(BUILD, "build.ninja"))
 File.write("Makefile", <<~MAKE)
   # Written by extconf.rb (rperf-agent): the project built with Meson.
@@ -60,6 +69,7 @@ File.write("Makefile", <<~MAKE)
   \tninja -C #{Shellwords.escape(BUILD)}
   install: all
   \tmeson install -C #{Shellwords.escape(BUILD)} --no-rebuild --quiet
+  #{MANDIR ? "\t-mkdir -p #{Shellwords.escape(MANDIR)} && cp #{Shellwords.escape(PREFIX)}/share/man/man1/*.1 #{Shellwords.escape(MANDIR)}/" : ""}
   clean:
   \trm -rf #{Shellwords.escape(BUILD)}
   .PHONY: all install clean
