@@ -41,7 +41,7 @@ static int read_frame_line(struct doc *d, rp_jtok *tok, uint32_t *line)
 }
 
 /* [path, label], [path, label, line] or [path, label, line, first_line]
- * (see the format in README); further elements are allowed and ignored. */
+ * (see docs/file-format.md); further elements are allowed and ignored. */
 static int parse_frame(struct doc *d, rp_jtok tok, size_t si, size_t fi, uint32_t *id)
 {
     if (tok != RP_JT_BEGIN_ARRAY || (tok = rp_jr_next(&d->jr)) != RP_JT_STRING)

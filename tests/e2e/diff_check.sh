@@ -85,7 +85,7 @@ rc=0
 
 # The same program on both sides: 20 repetitions, five runs against five
 # others of the twenty, interleaved as a CI job records base and target
-# (README): five of the ten pairs of runs made one after the other, one
+# (docs/comparing.md): five of the ten pairs of runs made one after the other, one
 # run of each pair a side, which side drawn at random.
 for rep in $(seq 20); do
     mapfile -t pairs < <(seq 10 | shuf --random-source=<(yes "$rep") | head -5)

@@ -70,7 +70,7 @@ only_profile "$dir" >/dev/null
 
 # A program that does not require "rperf" sees no constant, global or
 # loaded feature of the agent's; its one trace is the agent's Ruby folder
-# first on $LOAD_PATH (README, "The Rperf API").
+# first on $LOAD_PATH (docs/api.md).
 world() {
     env LD_PRELOAD="$1" RPERF_QUIET=1 RPERF_SESSION_DIR="$WORK/world" "$RUBY" -e '
         puts Object.constants.sort, global_variables.sort, $LOADED_FEATURES

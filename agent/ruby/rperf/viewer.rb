@@ -21,7 +21,7 @@
 # There is no authentication, as in the gem: whoever reaches the path sees
 # the program's method names, file paths and labels. Mount it only where
 # that is acceptable, or put it behind the application's own access control
-# (README, "The Rperf API": a Rack::Auth::Basic map, an internal port).
+# (docs/api.md: a Rack::Auth::Basic map, an internal port).
 
 require_relative "../rperf"
 require "json"

@@ -85,7 +85,7 @@ broken = browser.get("/profiler/snapshots/#{id}/")
 check("a snapshot that is no profile is said", [broken.status, broken.body],
       [500, "snapshot #{id} cannot be drawn: rperf: :mode must be :cpu or :wall, got <img src=x onerror=alert(3)>"])
 
-# Mounted as the README shows, behind Basic authentication in a `map`:
+# Mounted as docs/api.md shows, behind Basic authentication in a `map`:
 # refused without the password, and the links carry the mount point.
 ENV["RPERF_VIEWER_PASSWORD"] = "s3cret"
 guarded = Rack::Builder.new do
