@@ -376,7 +376,8 @@ static bool test_chain(const rp_regress *r, uint32_t c, side_figures *b, side_fi
      * little besides the process's start, whose loading varies run to run
      * more than its samples say; its milliseconds must have grown too. */
     bool ms_grew = parent != RP_IDX_NONE || in_ms || t->median_ms > b->median_ms * factor;
-    out->regressed = p < RP_REGRESS_ALPHA && growth > r->pct && ms_grew;
+    double alpha = parent == RP_IDX_NONE ? RP_REGRESS_ALPHA_WHOLE : RP_REGRESS_ALPHA;
+    out->regressed = p < alpha && growth > r->pct && ms_grew;
     out->r.growth_pct = growth;
     out->r.p = p;
     out->r.in_ms = in_ms;
@@ -545,9 +546,9 @@ static void write_text(rp_out *out, const rp_regress *r)
 {
     rp_out_printf(out, "Regression check: each call path's time per run against the rest of its run, base %zu run%s, "
                        "target %zu run%s; a path regressed when it grew by more than %g%% (one-sided rank test, "
-                       "p < %g)\n",
+                       "p < %g; a method's own time as a whole, p < %g)\n",
                   r->base.runs, r->base.runs == 1 ? "" : "s", r->target.runs, r->target.runs == 1 ? "" : "s",
-                  r->pct, RP_REGRESS_ALPHA);
+                  r->pct, RP_REGRESS_ALPHA, RP_REGRESS_ALPHA_WHOLE);
     if (least_p(r->base.runs, r->target.runs) >= RP_REGRESS_ALPHA)
         rp_out_printf(out, "With %zu and %zu run%s no method can be called significant (the least p is %.2f): "
                            "give each side several runs, a directory with one run per entry.\n",
