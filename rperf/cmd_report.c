@@ -4,7 +4,8 @@
  * session directory) opened in a browser, or its page's path printed
  * where there is no display; or the text report, the top table, the page,
  * the flat table on stdout; with --host/--port the viewer served over
- * HTTP (serve.h). Default FILE: rperf.json.gz. The analyzer's
+ * HTTP (serve.h). A directory of snapshots (rperf record --snapshot-dir)
+ * is served with its history page (history.h). Default FILE: rperf.json.gz. The analyzer's
  * selections apply to each (--tagfocus, --tagignore, --since, --until,
  * --measure, --hide-idle, --lines, --my-code): they are rperf-analyze's own options,
  * passed on.
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "history.h"
 #include "options.h"
 #include "page.h"
 #include "serve.h"
@@ -56,6 +58,22 @@ static int serve(const char *const *html, const char *file, const char *host, co
     return rc;
 }
 
+/* A directory of snapshots: its history page, served (history.h) on
+ * --host/--port, or on a port of the loopback's and opened in a browser. */
+static int history(const char *dir, bool viewer, int selections, const char *host, const char *port_text)
+{
+    if (!viewer || selections > 0) {
+        fprintf(stderr, "rperf: %s is a directory of snapshots: it opens the history viewer; --top, --text, --html, "
+                        "--format and the selections take a profile file or a session directory\n",
+                dir);
+        return 1;
+    }
+    int port = 0;
+    if (port_text && (port = rperf_parse_port(port_text)) < 0)
+        return rperf_usage_error(rperf_report_usage, "--port must be 1..65535, got '%s'", port_text);
+    return rperf_history_serve(dir, host, port, !host && !port_text);
+}
+
 int rperf_cmd_report(int argc, char **argv)
 {
     const char *view = "viewer", *format = NULL, *passed[PASSED_MAX], *host = NULL, *port = NULL;
@@ -90,6 +108,8 @@ int rperf_cmd_report(int argc, char **argv)
         return rperf_usage_error(rperf_report_usage, "--host and --port serve the viewer: not with --%s", view);
     if (!rperf_files_exist(&file, 1))
         return 1;
+    if (rperf_is_snapshot_dir(file))
+        return history(file, strcmp(view, "viewer") == 0, n, host, port);
     if (strcmp(view, "top") == 0)
         return analyze((const char *[]){"report", "--top", "20"}, 3, passed, n, file);
     if (strcmp(view, "table") == 0)

@@ -57,18 +57,12 @@ int rperf_write_page(const char *name, const char *const *args, const char *cons
     return 0;
 }
 
-int rperf_show_page(const char *name, const char *const *args, const char *const *paths)
+int rperf_browse(const char *target)
 {
-    char dir[PATH_MAX], page[RPERF_PAGE_PATH_MAX];
-    if (rperf_write_page(name, args, paths, dir, page) != 0)
-        return 1;
-    if (!can_open_browser()) {
-        fprintf(stderr, "rperf: no display; open this page in a browser:\n");
-        printf("%s\n", page);
-        return 0;
-    }
-    fprintf(stderr, "rperf: opening %s\n", page);
-    char *open[] = {"xdg-open", page, NULL};
+    if (!can_open_browser())
+        return -1;
+    fprintf(stderr, "rperf: opening %s\n", target);
+    char *open[] = {"xdg-open", (char *)target, NULL};
     int saved_out = dup(STDOUT_FILENO), saved_err = dup(STDERR_FILENO);
     FILE *null = fopen("/dev/null", "w");
     if (null) {
@@ -82,8 +76,22 @@ int rperf_show_page(const char *name, const char *const *args, const char *const
     close(saved_out);
     close(saved_err);
     if (rc != 0) {
-        fprintf(stderr, "rperf: xdg-open failed; open %s in a browser\n", page);
+        fprintf(stderr, "rperf: xdg-open failed; open %s in a browser\n", target);
         return 1;
     }
     return 0;
+}
+
+int rperf_show_page(const char *name, const char *const *args, const char *const *paths)
+{
+    char dir[PATH_MAX], page[RPERF_PAGE_PATH_MAX];
+    if (rperf_write_page(name, args, paths, dir, page) != 0)
+        return 1;
+    int rc = rperf_browse(page);
+    if (rc < 0) {
+        fprintf(stderr, "rperf: no display; open this page in a browser:\n");
+        printf("%s\n", page);
+        return 0;
+    }
+    return rc;
 }

@@ -20,7 +20,13 @@
 int rperf_write_page(const char *name, const char *const *args, const char *const *paths, char dir[PATH_MAX],
                      char page[RPERF_PAGE_PATH_MAX]);
 
-/* The same page, shown. Returns 0 or 1. */
+/* Opens `target` (a file or a URL) with xdg-open where there is a display
+ * (DISPLAY or WAYLAND_DISPLAY, and xdg-open on PATH). Returns 0; 1 when
+ * xdg-open failed (said); -1 when there is no display (nothing said). */
+int rperf_browse(const char *target);
+
+/* The same page, shown; its path printed where there is no display.
+ * Returns 0 or 1. */
 int rperf_show_page(const char *name, const char *const *args, const char *const *paths);
 
 #endif

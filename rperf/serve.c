@@ -3,6 +3,8 @@
  */
 #include "serve.h"
 
+#include "page.h"
+
 #include <errno.h>
 #include <netdb.h>
 #include <signal.h>
@@ -34,12 +36,11 @@ int rperf_parse_port(const char *text)
     return problem ? -1 : (int)port;
 }
 
-/* The whole file, malloc'd; NULL (said) when it cannot be read. */
-static char *read_page(const char *path, size_t *len)
+char *rperf_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        fprintf(stderr, "rperf: cannot read the page %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "rperf: cannot read %s: %s\n", path, strerror(errno));
         return NULL;
     }
     char *data = NULL;
@@ -51,7 +52,7 @@ static char *read_page(const char *path, size_t *len)
             if (!grown) {
                 fclose(f);
                 free(data);
-                fprintf(stderr, "rperf: out of memory reading the page %s\n", path);
+                fprintf(stderr, "rperf: out of memory reading %s\n", path);
                 return NULL;
             }
             data = grown;
@@ -62,7 +63,7 @@ static char *read_page(const char *path, size_t *len)
     bool failed = ferror(f);
     fclose(f);
     if (failed) {
-        fprintf(stderr, "rperf: cannot read the page %s\n", path);
+        fprintf(stderr, "rperf: cannot read %s\n", path);
         free(data);
         return NULL;
     }
@@ -159,8 +160,8 @@ static void answer(int fd, int status, const char *reason, const char *type, con
         send_all(fd, body, len);
 }
 
-/* One connection: its request read, answered, closed. */
-static void serve_one(int fd, const char *page, size_t page_len)
+/* One connection: its request read, answered by `route`, closed. */
+static void serve_one(int fd, rperf_route route, void *ctx)
 {
     struct timeval timeout = {.tv_sec = REQUEST_TIMEOUT_S};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
@@ -174,16 +175,23 @@ static void serve_one(int fd, const char *page, size_t page_len)
     bool head = strcmp(method, "HEAD") == 0;
     char *query = strchr(target, '?');
     if (query)
-        *query = '\0';
+        *query++ = '\0';
     if (!head && strcmp(method, "GET") != 0) {
         static const char body[] = "Method Not Allowed\n";
         answer(fd, 405, "Method Not Allowed", "text/plain", body, sizeof(body) - 1, false);
-    } else if (strcmp(target, "/") == 0 || strcmp(target, "/index.html") == 0) {
-        answer(fd, 200, "OK", "text/html; charset=utf-8", page, page_len, head);
-    } else {
-        static const char body[] = "Not Found\n";
-        answer(fd, 404, "Not Found", "text/plain", body, sizeof(body) - 1, head);
+        return;
     }
+    rperf_reply reply = {0};
+    route(ctx, target, query ? query : "", &reply);
+    if (reply.status == 200) {
+        answer(fd, 200, "OK", reply.type, reply.body, reply.len, head);
+    } else {
+        static const char missing[] = "Not Found\n", failed[] = "Internal Server Error\n";
+        bool not_found = reply.status == 404;
+        answer(fd, not_found ? 404 : 500, not_found ? "Not Found" : "Internal Server Error", "text/plain",
+               not_found ? missing : failed, not_found ? sizeof(missing) - 1 : sizeof(failed) - 1, head);
+    }
+    free(reply.body);
 }
 
 static bool is_loopback(const char *host)
@@ -191,21 +199,17 @@ static bool is_loopback(const char *host)
     return strcmp(host, "localhost") == 0 || strcmp(host, "127.0.0.1") == 0 || strcmp(host, "::1") == 0;
 }
 
-int rperf_serve_page(const char *page_path, const char *host, int port)
+int rperf_serve(const char *host, int port, rperf_route route, void *ctx, bool browse)
 {
     host = host ? host : "localhost";
-    size_t page_len;
-    char *page = read_page(page_path, &page_len);
-    int fd = page ? listen_on(host, port) : -1;
-    if (fd < 0) {
-        free(page);
+    int fd = listen_on(host, port);
+    if (fd < 0)
         return 1;
-    }
     struct sigaction stop = {.sa_handler = request_stop}, old_int, old_term;
     sigemptyset(&stop.sa_mask); /* no SA_RESTART: accept() returns at Ctrl-C */
     sigaction(SIGINT, &stop, &old_int);
     sigaction(SIGTERM, &stop, &old_term);
-    char shown[256]; /* the address to give a browser */
+    char shown[256], url[320]; /* the address to give a browser */
     if (strcmp(host, "0.0.0.0") == 0 || strcmp(host, "::") == 0) {
         if (gethostname(shown, sizeof(shown)) != 0)
             snprintf(shown, sizeof(shown), "localhost");
@@ -213,12 +217,14 @@ int rperf_serve_page(const char *page_path, const char *host, int port)
     } else {
         snprintf(shown, sizeof(shown), strchr(host, ':') ? "[%s]" : "%s", host);
     }
-    fprintf(stderr, "rperf: serving the viewer at http://%s:%d/ (bound to %s); Ctrl-C stops\n", shown,
-            bound_port(fd), host);
+    snprintf(url, sizeof(url), "http://%s:%d/", shown, bound_port(fd));
+    fprintf(stderr, "rperf: serving the viewer at %s (bound to %s); Ctrl-C stops\n", url, host);
     if (!is_loopback(host))
         fprintf(stderr, "rperf: WARNING: the viewer has no authentication; anyone who can reach %s port %d can "
                         "read the profile\n",
                 host, bound_port(fd));
+    if (browse)
+        rperf_browse(url);
     while (!stop_requested) {
         int client = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
         if (client < 0) {
@@ -226,13 +232,48 @@ int rperf_serve_page(const char *page_path, const char *host, int port)
                 usleep(100000); /* out of descriptors: wait rather than spin */
             continue;
         }
-        serve_one(client, page, page_len);
+        serve_one(client, route, ctx);
         close(client);
     }
     close(fd);
-    free(page);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     fprintf(stderr, "rperf: stopped serving\n");
     return 0;
+}
+
+/* --- one page ----------------------------------------------------------------- */
+
+typedef struct one_page {
+    const char *data;
+    size_t len;
+} one_page;
+
+static void page_route(void *ctx, const char *path, const char *query, rperf_reply *reply)
+{
+    (void)query;
+    const one_page *page = ctx;
+    if (strcmp(path, "/") != 0 && strcmp(path, "/index.html") != 0) {
+        reply->status = 404;
+        return;
+    }
+    reply->body = malloc(page->len ? page->len : 1);
+    if (!reply->body) {
+        reply->status = 500;
+        return;
+    }
+    memcpy(reply->body, page->data, page->len);
+    *reply = (rperf_reply){200, "text/html; charset=utf-8", reply->body, page->len};
+}
+
+int rperf_serve_page(const char *page_path, const char *host, int port)
+{
+    size_t len;
+    char *data = rperf_read_file(page_path, &len);
+    if (!data)
+        return 1;
+    one_page page = {data, len};
+    int rc = rperf_serve(host, port, page_route, &page, false);
+    free(data);
+    return rc;
 }

@@ -70,7 +70,7 @@ loop { handle; sleep 0.001 }
 RUBY
 LD_PRELOAD="$RPERF_TEST_AGENT" RPERF_ENABLED=0 RPERF_SESSION_DIR="$WORK/server-session" "$RUBY" server.rb &
 server=$!
-trap 'kill "$server" 2>/dev/null' EXIT
+at_exit 'kill "$server" 2>/dev/null'
 for _ in $(seq 100); do [ -e server.ready ] && break; sleep 0.1; done
 [ -e server.ready ] || fail "the server for 4242 did not start"
 
