@@ -8,10 +8,13 @@
 #   use Rperf::Viewer, path: "/profiler", max_snapshots: 12
 #   Rperf::Viewer.instance.take_snapshot!      # e.g. from a timer thread
 #   Rperf::Viewer.instance.add_snapshot(data)  # or data taken elsewhere
+#   Rperf::Viewer.instance.add_snapshot_dir("perf/")  # files, read when asked for
+#   Rperf::Viewer.render_static_html(data)     # one page, as rperf report --html
 #
 # Under its path only:
 #   /              the snapshots kept, newest first, each a link
 #   /snapshots     the same as JSON: [{id, taken_at, mode, duration_ns, sampling_count}]
+#                  (a directory's also with file, meta and summary)
 #   /snapshots/ID  one snapshot as JSON (the gem's: samples root first, label_sets)
 #   /snapshots/ID/ the viewer page of that snapshot: rperf-analyze's own
 #                  convert --html page, made by the same code, which loads
@@ -61,10 +64,38 @@ class Rperf::Viewer
     @mutex.synchronize do
       entry = {id: @next_id += 1, taken_at: Time.now, data: data}
       @snapshots << entry
-      @snapshots.shift while @snapshots.size > @max_snapshots
+      # only snapshots held in memory count: a directory's are read when asked
+      while @snapshots.count { |s| s[:data] } > @max_snapshots
+        @snapshots.delete_at(@snapshots.index { |s| s[:data] })
+      end
       entry
     end
   end
+
+  # Every profile file of `dir` (*.json.gz, *.json: rperf record
+  # --snapshot-dir's) as a snapshot listed by its meta and summary alone
+  # (Rperf.read_meta), oldest commit first, its body read each time it is
+  # asked for and not kept; max_snapshots does not count them. A file
+  # without meta is listed by its name and time. Returns how many it added.
+  def add_snapshot_dir(dir)
+    files = Dir.glob(File.join(dir, "*.json.gz")) + Dir.glob(File.join(dir, "*.json"))
+    entries = files.map do |path|
+      head = begin
+        Rperf.read_meta(path)
+      rescue StandardError
+        nil
+      end
+      meta = head && head[:meta]
+      {path: path, meta: meta, summary: head && head[:summary], taken_at: snapshot_time(meta) || File.mtime(path)}
+    end
+    entries.sort_by! { |e| [e[:taken_at], e[:path]] }
+    @mutex.synchronize { entries.each { |e| @snapshots << e.merge(id: @next_id += 1) } }
+    entries.size
+  end
+
+  # The viewer page of `data` (a Hash of Rperf.stop, snapshot or load):
+  # one self-contained HTML document, as `rperf report --html` writes.
+  def self.render_static_html(data) = Rperf._encode(data, :html)
 
   # Mounted inside a Rack `map` (or any app with a SCRIPT_NAME), the links
   # and the redirect carry the mount point.
@@ -79,7 +110,7 @@ class Rperf::Viewer
     case path[@path.size..]
     when "/" then index(base)
     when "/snapshots" then json(snapshot_list)
-    when %r{\A/snapshots/(\d+)\z} then with_snapshot($1.to_i) { |s| json(snapshot_detail(s)) }
+    when %r{\A/snapshots/(\d+)\z} then with_snapshot($1.to_i) { |s| detail(s) }
     when %r{\A/snapshots/(\d+)/\z} then with_snapshot($1.to_i) { |s| page(s) }
     else not_found
     end
@@ -103,9 +134,17 @@ class Rperf::Viewer
   # Data handed to add_snapshot that is not a profile is said in the
   # answer, not raised into the server.
   def page(entry)
-    html(Rperf._encode(entry[:data], :html))
-  rescue ArgumentError, TypeError => e
+    html(Rperf._encode(data_of(entry), :html))
+  rescue ArgumentError, TypeError, IOError, SystemCallError, JSON::ParserError => e
     [500, {"content-type" => "text/plain; charset=utf-8", "x-content-type-options" => "nosniff"}, ["snapshot #{entry[:id]} cannot be drawn: #{e.message}"]]
+  end
+
+  # A directory's file that cannot be read any more is said, not raised.
+  def detail(entry)
+    json(snapshot_detail(entry))
+  rescue IOError, SystemCallError, ArgumentError, JSON::ParserError => e
+    [500, {"content-type" => "text/plain; charset=utf-8", "x-content-type-options" => "nosniff"},
+     ["snapshot #{entry[:id]} cannot be read: #{e.message}"]]
   end
 
   def json(value)
@@ -120,16 +159,38 @@ class Rperf::Viewer
     entry ? yield(entry) : not_found("Snapshot not found")
   end
 
+  # A snapshot's profile: kept, or read from its file (a directory's).
+  def data_of(entry) = entry[:data] || Rperf.load(entry[:path])
+
+  # When a snapshot's commit was made (else when it was written).
+  def snapshot_time(meta)
+    text = meta && ((meta[:git].is_a?(Hash) && meta[:git][:committed_at]) || meta[:created_at])
+    text && Time.iso8601(text.to_s)
+  rescue ArgumentError
+    nil
+  end
+
   def summary(entry)
     data = entry[:data]
+    return file_summary(entry) unless data
+
     {id: entry[:id], taken_at: entry[:taken_at].iso8601, mode: data[:mode],
      duration_ns: data[:duration_ns], sampling_count: data[:sampling_count]}
+  end
+
+  # A directory's snapshot, from its file's head.
+  def file_summary(entry)
+    meta = entry[:meta] || {}
+    summary = entry[:summary] || {}
+    {id: entry[:id], taken_at: entry[:taken_at].iso8601, file: File.basename(entry[:path]),
+     mode: meta[:mode]&.to_sym, duration_ns: summary[:total_ms] && (summary[:total_ms] * 1_000_000).round,
+     sampling_count: summary[:samples], meta: entry[:meta], summary: entry[:summary]}
   end
 
   def snapshot_list = @mutex.synchronize { @snapshots.map { |s| summary(s) } }
 
   def snapshot_detail(entry)
-    data = entry[:data]
+    data = data_of(entry)
     samples = (data[:aggregated_samples] || []).map do |frames, weight, thread_seq, label_set_id|
       {stack: frames.reverse.map { |f| f[1] }, weight: weight, thread_seq: thread_seq || 0,
        label_set_id: label_set_id || 0}

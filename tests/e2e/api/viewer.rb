@@ -109,6 +109,36 @@ check("with the password, links under the mount point",
 check("and the way there without its slash", outsider.get("/rperf", auth)["location"], "/rperf/")
 check("the page, mounted", outsider.get("/rperf/snapshots/1/", auth).status, 200)
 
+# A directory of snapshots (rperf record --snapshot-dir's), listed by their
+# heads and read when asked for; max_snapshots does not count them.
+snaps = File.join(Dir.pwd, "viewer-snaps-#{ENV["RPERF_ENABLED"]}")
+Dir.mkdir(snaps)
+first = Rperf.snapshot
+Rperf.save(File.join(snaps, "rperf-aaaaaaa-20260101T000000Z.json.gz"), first)
+Rperf.save(File.join(snaps, "rperf-bbbbbbb-20260102T000000Z.json.gz"), first)
+File.write(File.join(snaps, "broken.json"), "{")
+history = Rperf::Viewer.new(nil, path: "", max_snapshots: 1)
+history.add_snapshot(first)
+check("add_snapshot_dir counts the files", history.add_snapshot_dir(snaps), 3)
+history_browser = Rack::MockRequest.new(history)
+listed = JSON.parse(history_browser.get("/snapshots").body)
+check("the directory's snapshots are listed beside the one in memory", listed.size, 4)
+from_files = listed.select { |s| s["file"] }
+check("each with its file", from_files.map { |s| s["file"] }.sort,
+      %w[broken.json rperf-aaaaaaa-20260101T000000Z.json.gz rperf-bbbbbbb-20260102T000000Z.json.gz])
+saved = from_files.find { |s| s["file"].start_with?("rperf-aaaaaaa") }
+check("and its meta and summary, read from its head", [saved["meta"]["rperf_version"], saved["summary"]["samples"]],
+      [Rperf::VERSION, first[:sampling_count]])
+detail = JSON.parse(history_browser.get("/snapshots/#{saved["id"]}").body)
+check("a file's body, read when asked for", detail["samples"].sum { |x| x["weight"] }, first[:aggregated_samples].sum { |x| x[1] })
+check("its page", history_browser.get("/snapshots/#{saved["id"]}/").status, 200)
+broken = from_files.find { |s| s["file"] == "broken.json" }
+check("a file that cannot be read is said", history_browser.get("/snapshots/#{broken["id"]}").status, 500)
+history.add_snapshot(first)
+check("max_snapshots counts only the snapshots in memory", JSON.parse(history_browser.get("/snapshots").body).size, 4)
+page = Rperf::Viewer.render_static_html(first)
+check("render_static_html: one page", [page.start_with?("<!DOCTYPE html>"), page.include?("rperf")], [true, true])
+
 begin
   Rperf::Viewer.new(nil, max_snapshots: 0)
   raise "max_snapshots: 0 was taken"
