@@ -5,13 +5,14 @@
 #include "diff_check.h"
 
 #include <dirent.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../common/filename.h"
 #include "../profile/diag.h"
+#include "../profile/load.h"
 #include "../profile/output.h"
 #include "../profile/regress.h"
 #include "commands.h"
@@ -45,26 +46,10 @@ static void free_runs(runs *r)
     free(r->paths);
 }
 
-static bool has_suffix(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
+/* A run's file: a profile the loader reads from a directory, or pprof's. */
 static bool is_profile_name(const char *name)
 {
-    return name[0] != '.' && (has_suffix(name, ".json.gz") || has_suffix(name, ".json") || has_suffix(name, ".pb.gz"));
-}
-
-/* The agent's own file name in a session: profile-PID-N.json.gz. */
-static bool is_session_file(const char *name)
-{
-    regex_t re;
-    if (regcomp(&re, "^profile-[0-9]+-[0-9]+\\.json\\.gz$", REG_EXTENDED | REG_NOSUB) != 0)
-        return false;
-    bool match = regexec(&re, name, 0, NULL, 0) == 0;
-    regfree(&re);
-    return match;
+    return rp_is_profile_file_name(name) || (name[0] != '.' && rp_has_suffix(name, ".pb.gz"));
 }
 
 static int by_name(const struct dirent **a, const struct dirent **b)
@@ -93,7 +78,7 @@ static int expand(runs *r, const char *path)
             rc |= add_run(&subdirs, child);
         else if (is_profile_name(name)) {
             rc |= add_run(&files, child);
-            session = session || is_session_file(name);
+            session = session || rp_is_session_file_name(name);
         }
         free(entries[i]);
     }

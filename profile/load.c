@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,12 +72,20 @@ static void free_names(char **names, size_t n)
     free(names);
 }
 
-/* A profile file as the analyzer reads them from a directory: the agent's
- * gzip-compressed ones, and plain JSON (a merged or hand-made profile). */
-static bool is_profile_file_name(const char *name)
+bool rp_is_profile_file_name(const char *name)
 {
     return name[0] != '.' &&
            (rp_has_suffix(name, RP_PROFILE_SUFFIX) || rp_has_suffix(name, RP_PROFILE_SUFFIX_PLAIN));
+}
+
+bool rp_is_session_file_name(const char *name)
+{
+    regex_t re;
+    if (regcomp(&re, "^profile-[0-9]+-[0-9]+\\.json\\.gz$", REG_EXTENDED | REG_NOSUB) != 0)
+        return false;
+    bool match = regexec(&re, name, 0, NULL, 0) == 0;
+    regfree(&re);
+    return match;
 }
 
 /* The profile files of a directory, sorted, in *names (*count of them).
@@ -92,7 +101,7 @@ static int list_profiles(const char *dir, char ***names, size_t *count)
     int err = 0;
     struct dirent *e;
     while (!err && (errno = 0, e = readdir(d)) != NULL) {
-        if (!is_profile_file_name(e->d_name))
+        if (!rp_is_profile_file_name(e->d_name))
             continue;
         size_t len = strlen(dir) + strlen(e->d_name) + 2;
         if (RP_VEC_RESERVE(list, cap, n + 1) != 0 || !(list[n] = malloc(len))) {

@@ -44,6 +44,15 @@ typedef struct rp_load_spec {
  * (diag.h). The caller frees `merged` in both cases. */
 int rp_load_paths(char *const *paths, int count, const rp_load_spec *spec, rp_profile *merged);
 
+/* A profile file as the analyzer reads them from a directory: the agent's
+ * gzip-compressed ones, and plain JSON (a merged or hand-made profile). */
+bool rp_is_profile_file_name(const char *name);
+
+/* The agent's own name for a file of a session (each part's too):
+ * profile-PID-N.json.gz. A directory of other profile files is of runs
+ * or snapshots, one each (diff --check, rperf report DIR). */
+bool rp_is_session_file_name(const char *name);
+
 /* Reading threads: one per core (at most 8), or RPERF_ANALYZE_THREADS. */
 int rp_load_threads(void);
 

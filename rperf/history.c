@@ -6,7 +6,6 @@
 
 #include <dirent.h>
 #include <limits.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,24 +42,6 @@ typedef struct history {
     char pages[PATH_MAX]; /* the viewer and diff pages made so far */
 } history;
 
-static bool is_profile_name(const char *name)
-{
-    size_t len = strlen(name);
-    return (len > 8 && strcmp(name + len - 8, ".json.gz") == 0) || (len > 5 && strcmp(name + len - 5, ".json") == 0);
-}
-
-/* The agent's own file name in a session (each part's too):
- * profile-PID-N.json.gz. */
-static bool is_session_file(const char *name)
-{
-    regex_t re;
-    if (regcomp(&re, "^profile-[0-9]+-[0-9]+\\.json\\.gz$", REG_EXTENDED | REG_NOSUB) != 0)
-        return false;
-    bool match = regexec(&re, name, 0, NULL, 0) == 0;
-    regfree(&re);
-    return match;
-}
-
 bool rperf_is_snapshot_dir(const char *dir)
 {
     struct stat st;
@@ -71,7 +52,7 @@ bool rperf_is_snapshot_dir(const char *dir)
         return false;
     bool snapshots = false;
     for (struct dirent *e; (e = readdir(d)) && !snapshots;)
-        snapshots = is_profile_name(e->d_name) && !is_session_file(e->d_name);
+        snapshots = rp_is_profile_file_name(e->d_name) && !rp_is_session_file_name(e->d_name);
     closedir(d);
     return snapshots;
 }
@@ -108,7 +89,7 @@ static int read_list(history *h)
     size_t cap = 0;
     int rc = 0;
     for (struct dirent *e; rc == 0 && (e = readdir(d));) {
-        if (!is_profile_name(e->d_name))
+        if (!rp_is_profile_file_name(e->d_name))
             continue;
         if (h->count == cap) {
             snapshot *grown = realloc(h->snaps, (cap = cap ? cap * 2 : 16) * sizeof(*grown));
