@@ -14,8 +14,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
-#include <stdbool.h>
 #include <regex.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
