@@ -109,6 +109,7 @@ int rp_profile_init(rp_profile *p, bool aggregate)
     p->meta.ruby_version = RP_IDX_NONE;
     p->meta.cwd = RP_IDX_NONE;
     p->meta.hostname = p->meta.created_at = p->meta.git = p->meta.meta_labels = RP_IDX_NONE;
+    p->meta.given_summary = RP_IDX_NONE;
     p->meta.process_count = 1;
     rp_strtab_init(&p->strings);
     rp_idxset_init(&p->frame_index);

@@ -109,6 +109,11 @@ typedef struct rp_meta {
      * meta_labels hold their object's JSON text (common/json_flat.h);
      * created_at, ISO 8601 UTC, is stamped when first written. */
     uint32_t hostname, created_at, git, meta_labels;
+    /* The summary a program handed Rperf.save with its data (JSON text,
+     * written as given, as the gem does); RP_IDX_NONE: computed from the
+     * samples. Never read from a file nor kept by a merge: rperf-analyze's
+     * outputs say what their samples say. */
+    uint32_t given_summary;
     uint32_t *command;         /* string ids of argv words */
     size_t command_len;
     bool has_gc, has_os, has_yjit;

@@ -115,7 +115,10 @@ static void write_summary_object(rp_json *j, const rp_profile *p)
 static void write_summary(rp_json *j, const rp_profile *p)
 {
     rp_json_key(j, RP_KEY_SUMMARY);
-    write_summary_object(j, p);
+    if (p->meta.given_summary != RP_IDX_NONE)
+        rp_json_raw(j, rp_profile_str(p, p->meta.given_summary));
+    else
+        write_summary_object(j, p);
 }
 
 int rp_profile_write_summary(const rp_profile *p, rp_out *out)

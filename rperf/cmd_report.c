@@ -45,11 +45,8 @@ static int analyze(const char *const *first, int count, const char **passed, int
 
 /* The page served over HTTP (--host, --port) until Ctrl-C; its
  * directory removed after. */
-static int serve(const char *const *html, const char *file, const char *host, const char *port_text)
+static int serve(const char *const *html, const char *file, const char *host, int port)
 {
-    int port = 0;
-    if (port_text && (port = rperf_parse_port(port_text)) < 0)
-        return rperf_usage_error(rperf_report_usage, "--port must be 1..65535, got '%s'", port_text);
     char dir[PATH_MAX], page[RPERF_PAGE_PATH_MAX];
     if (rperf_write_page("rperf-report", html, (const char *[]){file, NULL}, dir, page) != 0)
         return 1;
@@ -60,18 +57,16 @@ static int serve(const char *const *html, const char *file, const char *host, co
 
 /* A directory of snapshots: its history page, served (history.h) on
  * --host/--port, or on a port of the loopback's and opened in a browser. */
-static int history(const char *dir, bool viewer, int selections, const char *host, const char *port_text)
+static int history(const char *dir, bool viewer, int selections, const char *host, int port, bool served)
 {
     if (!viewer || selections > 0) {
-        fprintf(stderr, "rperf: %s is a directory of snapshots: it opens the history viewer; --top, --text, --html, "
-                        "--format and the selections take a profile file or a session directory\n",
+        fprintf(stderr, "rperf: %s is a directory of snapshots, which opens the time-travel viewer (their history); "
+                        "--top, --text, --html, --format and the selections take a profile file or a session "
+                        "directory\n",
                 dir);
         return 1;
     }
-    int port = 0;
-    if (port_text && (port = rperf_parse_port(port_text)) < 0)
-        return rperf_usage_error(rperf_report_usage, "--port must be 1..65535, got '%s'", port_text);
-    return rperf_history_serve(dir, host, port, !host && !port_text);
+    return rperf_history_serve(dir, host, port, !served);
 }
 
 int rperf_cmd_report(int argc, char **argv)
@@ -106,10 +101,13 @@ int rperf_cmd_report(int argc, char **argv)
     }
     if ((host || port) && strcmp(view, "viewer") != 0)
         return rperf_usage_error(rperf_report_usage, "--host and --port serve the viewer: not with --%s", view);
+    int port_number = 0;
+    if (port && (port_number = rperf_parse_port(port)) < 0)
+        return rperf_usage_error(rperf_report_usage, "--port must be 1..65535, got '%s'", port);
     if (!rperf_files_exist(&file, 1))
         return 1;
     if (rperf_is_snapshot_dir(file))
-        return history(file, strcmp(view, "viewer") == 0, n, host, port);
+        return history(file, strcmp(view, "viewer") == 0, n, host, port_number, host || port);
     if (strcmp(view, "top") == 0)
         return analyze((const char *[]){"report", "--top", "20"}, 3, passed, n, file);
     if (strcmp(view, "table") == 0)
@@ -123,6 +121,6 @@ int rperf_cmd_report(int argc, char **argv)
         html[2 + i] = passed[i];
     html[2 + n] = NULL;
     if (host || port)
-        return serve(html, file, host, port);
+        return serve(html, file, host, port_number);
     return rperf_show_page("rperf-report", html, paths);
 }

@@ -50,11 +50,11 @@ bool rperf_is_snapshot_dir(const char *dir)
     DIR *d = opendir(dir);
     if (!d)
         return false;
-    bool snapshots = false;
-    for (struct dirent *e; (e = readdir(d)) && !snapshots;)
-        snapshots = rp_is_profile_file_name(e->d_name) && !rp_is_session_file_name(e->d_name);
+    bool session = false;
+    for (struct dirent *e; (e = readdir(d)) && !session;)
+        session = rp_is_session_file_name(e->d_name);
     closedir(d);
-    return snapshots;
+    return !session;
 }
 
 static int by_name(const void *a, const void *b)
@@ -118,7 +118,7 @@ static int read_list(history *h)
     if (rc != 0)
         fprintf(stderr, "rperf: out of memory listing %s\n", h->dir);
     else if (h->count == 0) {
-        fprintf(stderr, "rperf: no .json(.gz) profiles found in %s\n", h->dir);
+        fprintf(stderr, "rperf: No .json(.gz) profiles found in %s\n", h->dir);
         rc = -1;
     }
     qsort(h->snaps, h->count, sizeof(*h->snaps), by_name);

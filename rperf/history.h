@@ -3,8 +3,8 @@
  * record --snapshot-dir, or any profile files that are not one session's):
  * the gem 0.11's history across commits.
  *
- * Owns: telling such a directory from a session directory (one whose
- * profile files are all the agent's profile-PID-N.json.gz), and
+ * Owns: telling such a directory from a session directory (one that holds
+ * the agent's profile-PID-N.json.gz files), and
  * serving its history page over HTTP (serve.h): "/" the page
  * (profile/viewer/history.html, .css, .js); "/snapshots" every file's
  * name, modification time, meta and summary as JSON, read from the files'
@@ -21,7 +21,8 @@
 
 #include <stdbool.h>
 
-/* A directory with a profile file that is not a session's. */
+/* A directory without a session's files (profile-PID-N.json.gz): of
+ * snapshots, or empty. */
 bool rperf_is_snapshot_dir(const char *dir);
 
 /* Serves the history of `dir` on `host` and `port` (serve.h) until

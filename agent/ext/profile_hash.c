@@ -284,7 +284,8 @@ static uint32_t flat_object(rp_profile *p, VALUE text, const char *what)
 
 /* The meta of a loaded profile (Rperf.load's :meta, which Rperf.save
  * passes as _meta: hostname and created_at, git and labels as JSON text),
- * kept when it is written again. */
+ * kept when it is written again; and the :summary the data came with,
+ * written as given. */
 static void read_loaded_meta(VALUE meta, rp_profile *p)
 {
     if (!RB_TYPE_P(meta, T_HASH))
@@ -297,6 +298,9 @@ static void read_loaded_meta(VALUE meta, rp_profile *p)
         m->created_at = intern(p, created, "meta created_at", 0);
     m->git = flat_object(p, member(meta, RP_KEY_META_GIT), "git");
     m->meta_labels = flat_object(p, member(meta, RP_KEY_META_LABELS), "labels");
+    VALUE summary = member(meta, RP_KEY_SUMMARY); /* JSON text, from JSON.generate */
+    if (RB_TYPE_P(summary, T_STRING))
+        m->given_summary = intern(p, summary, "summary", 0);
 }
 
 static void read_meta(VALUE data, rp_profile *p)

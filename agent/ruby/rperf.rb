@@ -150,18 +150,24 @@ module Rperf
 
     # A loaded profile's :meta (Rperf.load) handed to the native writer as
     # _meta, its git and labels as JSON text, so that the file written
-    # keeps where the profile was made.
+    # keeps where the profile was made; and a :summary given with the data.
     def _with_meta_texts(data)
-      meta = data.is_a?(Hash) && (data[:meta] || data["meta"])
-      return data unless meta.is_a?(Hash)
+      return data unless data.is_a?(Hash)
+
+      meta = data[:meta] || data["meta"]
+      summary = data[:summary] || data["summary"]
+      return data unless meta.is_a?(Hash) || summary.is_a?(Hash)
 
       require "json"
       texts = {}
-      %i[hostname created_at].each { |k| texts[k] = meta[k] || meta[k.to_s] }
-      %i[git labels].each do |k|
-        value = meta[k] || meta[k.to_s]
-        texts[k] = JSON.generate(value) if value.is_a?(Hash)
+      if meta.is_a?(Hash)
+        %i[hostname created_at].each { |k| texts[k] = meta[k] || meta[k.to_s] }
+        %i[git labels].each do |k|
+          value = meta[k] || meta[k.to_s]
+          texts[k] = JSON.generate(value) if value.is_a?(Hash)
+        end
       end
+      texts[:summary] = JSON.generate(summary) if summary.is_a?(Hash) # written as given, as the gem does
       data.merge(_meta: texts.compact)
     end
 

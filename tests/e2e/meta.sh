@@ -118,6 +118,10 @@ grep -q "Object#burn_cpu" bad_report.txt || fail "the program was not profiled w
   copy = Rperf.read_meta("../copy.json.gz")[:meta]
   kept = %i[hostname created_at git labels]
   abort "save kept #{copy.slice(*kept)}, loaded #{data[:meta].slice(*kept)}" unless copy.slice(*kept) == data[:meta].slice(*kept)
+  # a summary handed with the data is written as given, as the gem writes it
+  given = {total_ms: 1.0, samples: 1, allocated_objects: 1000, top_methods: []}
+  Rperf.save("../given.json.gz", data.merge(summary: given))
+  abort "the given summary: #{Rperf.read_meta("../given.json.gz")[:summary]}" unless Rperf.read_meta("../given.json.gz")[:summary] == given
   gc = data[:gc_stats]
   abort "gc_stats #{gc.inspect}" unless gc && gc[:allocated_objects].to_i > 0 && gc.key?(:minor_count) && gc.key?(:time_ms)
   abort "maxrss_mb #{data[:maxrss_mb].inspect}" unless data[:maxrss_mb].to_i > 0

@@ -60,7 +60,10 @@ class Rperf::Viewer
     data && add_snapshot(data)
   end
 
+  # `data` is kept with its meta and summary (Rperf::Meta's, unless it has
+  # them), which the list and the JSON of each give, as for a file's.
   def add_snapshot(data)
+    data = with_meta(data)
     @mutex.synchronize do
       entry = {id: @next_id += 1, taken_at: Time.now, data: data}
       @snapshots << entry
@@ -135,14 +138,14 @@ class Rperf::Viewer
   # answer, not raised into the server.
   def page(entry)
     html(Rperf._encode(data_of(entry), :html))
-  rescue ArgumentError, TypeError, IOError, SystemCallError, JSON::ParserError => e
+  rescue StandardError => e
     [500, {"content-type" => "text/plain; charset=utf-8", "x-content-type-options" => "nosniff"}, ["snapshot #{entry[:id]} cannot be drawn: #{e.message}"]]
   end
 
   # A directory's file that cannot be read any more is said, not raised.
   def detail(entry)
     json(snapshot_detail(entry))
-  rescue IOError, SystemCallError, ArgumentError, JSON::ParserError => e
+  rescue StandardError => e # a file gone, broken, not gzip: said, not raised into the server
     [500, {"content-type" => "text/plain; charset=utf-8", "x-content-type-options" => "nosniff"},
      ["snapshot #{entry[:id]} cannot be read: #{e.message}"]]
   end
@@ -170,12 +173,24 @@ class Rperf::Viewer
     nil
   end
 
+  def with_meta(data)
+    return data unless data.is_a?(Hash)
+
+    data = data.dup
+    data[:meta] ||= Rperf::Meta.build_meta(data)
+    data[:summary] ||= Rperf::Meta.build_summary(data)
+    data
+  rescue ArgumentError, TypeError
+    data # not a profile: its page says so
+  end
+
   def summary(entry)
     data = entry[:data]
     return file_summary(entry) unless data
 
     {id: entry[:id], taken_at: entry[:taken_at].iso8601, mode: data[:mode],
-     duration_ns: data[:duration_ns], sampling_count: data[:sampling_count]}
+     duration_ns: data[:duration_ns], sampling_count: data[:sampling_count], meta: data[:meta],
+     summary: data[:summary]}
   end
 
   # A directory's snapshot, from its file's head.
