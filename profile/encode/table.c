@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/json_reader.h"
 #include "../../common/json_writer.h"
 #include "../../common/numfmt.h"
 #include "../../common/vec.h"
@@ -144,9 +145,39 @@ typedef struct figures {
     double value[FIGURES]; /* ms rounded to 0.1, or counts */
 } figures;
 
+/* The figures of a summary a program handed with its data (the gem's
+ * tables use it as given): its top-level numbers of figure_keys. */
+static figures given_figures(const char *json)
+{
+    figures f = {0};
+    rp_json_reader r = {0}; /* rp_jr_init keeps the buffers it finds */
+    rp_jr_init(&r, json, strlen(json));
+    if (rp_jr_next(&r) != RP_JT_BEGIN_OBJECT) {
+        rp_jr_free(&r);
+        return f;
+    }
+    for (rp_jtok t = rp_jr_next(&r); t == RP_JT_KEY; t = rp_jr_next(&r)) {
+        int key = -1;
+        for (int k = 0; k < FIGURES; k++)
+            if (strlen(figure_keys[k]) == r.str_len && memcmp(figure_keys[k], r.str, r.str_len) == 0)
+                key = k;
+        rp_jtok value = rp_jr_next(&r);
+        if (key >= 0 && value == RP_JT_NUMBER) {
+            f.has[key] = true;
+            f.value[key] = key <= FIG_CPU_MS ? rp_ruby_round(rp_jr_double(&r), 1) : rp_jr_double(&r);
+        } else if (!rp_jr_skip(&r, value)) {
+            break;
+        }
+    }
+    rp_jr_free(&r);
+    return f;
+}
+
 static figures figures_of(const rp_profile *p)
 {
     const rp_meta *m = &p->meta;
+    if (m->given_summary != RP_IDX_NONE)
+        return given_figures(rp_profile_str(p, m->given_summary));
     figures f = {0};
     f.has[FIG_TOTAL_MS] = true;
     f.value[FIG_TOTAL_MS] = rp_ruby_round((double)m->duration_ns / 1e6, 1);

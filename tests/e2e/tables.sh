@@ -87,6 +87,12 @@ RPERF_ENABLED=0 LD_PRELOAD="$PRELOAD" "$RUBY" -e '
   abort "report_rows: #{rows}" unless rows.size == 3 && rows.last[:method] == "(other)" && rows.last[:total_pct].nil?
   abort "report_summary" unless Rperf::Table.report_summary(base).key?(:total_ms)
   abort "diff_rows" unless Rperf::Table.diff_rows(base, head, limit: 1).first[:delta_pt].abs > 30
+  # a summary handed with the data gives the summary line, as the gem takes it
+  given = base.merge(summary: {total_ms: 1234.5, allocated_objects: 999, gc_count_minor: 3, gc_count_major: 1})
+  line = Rperf::Table.report_tsv(given).lines.last
+  abort "the given summary: #{line}" unless line == "# summary\ttotal_ms=1234.5\tallocated_objects=999\tgc_count_minor=3\tgc_count_major=1\n"
+  deltas = Rperf::Table.diff_summary(given, given.merge(summary: {total_ms: 1300.0, allocated_objects: 1000}))
+  abort "the given summaries: #{deltas}" unless deltas[:total_ms_delta] == 65.5 && deltas[:allocated_objects_delta] == 1
 ' 2>err.txt || fail "Rperf::Table: $(cat err.txt)"
 cmp -s api.tsv file.tsv || fail "Rperf::Table.report_tsv differs: $(diff api.tsv file.tsv)"
 cmp -s api_diff.json cmd_diff.json || fail "Rperf::Table.diff_json differs from rperf diff's"
