@@ -145,16 +145,21 @@ module Rperf
     end
 
     def save(path, data, format: nil)
-      _save(path.to_s, _with_meta_texts(data), detect_format(path, format))
+      _save(path.to_s, _with_meta_texts(data, build: true), detect_format(path, format))
     end
 
     # A loaded profile's :meta (Rperf.load) handed to the native writer as
     # _meta, its git and labels as JSON text, so that the file written
-    # keeps where the profile was made; and a :summary given with the data.
-    def _with_meta_texts(data)
+    # keeps where the profile was made (`build`: for data that has none, as
+    # Rperf.save makes it); and a :summary given with the data.
+    def _with_meta_texts(data, build: false)
       return data unless data.is_a?(Hash)
 
       meta = data[:meta] || data["meta"]
+      # data without meta (a session's): made now, as the gem's save does —
+      # RPERF_META_GIT and RPERF_META_LABELS as they are, else the commit
+      # of the working directory
+      meta ||= Rperf::Meta.build_meta(data) if build && data.key?(:aggregated_samples)
       summary = data[:summary] || data["summary"]
       return data unless meta.is_a?(Hash) || summary.is_a?(Hash)
 
