@@ -13,7 +13,8 @@ gem="$(dirname "$RUBY")/gem"
 bundle="$(dirname "$RUBY")/bundle"
 [ -x "$gem" ] || fail "no gem beside $RUBY"
 
-"$gem" build -C "$RPERF_TEST_SRC" rperf-agent.gemspec --output "$WORK/rperf-agent.gem" >build.log 2>&1 ||
+# (in the checkout, as a developer types it: RubyGems 4 has no -C)
+(cd "$RPERF_TEST_SRC" && "$gem" build rperf-agent.gemspec --output "$WORK/rperf-agent.gem") >build.log 2>&1 ||
     fail "gem build: $(tail -n 5 build.log)"
 # nothing of the machine's gem settings: an empty GEM_HOME, no ~/.gemrc
 export GEM_HOME="$WORK/home" GEM_PATH="$WORK/home" HOME="$WORK"
