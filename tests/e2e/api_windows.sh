@@ -11,12 +11,22 @@ f=$(only_profile s)
 ms_of() { awk -v ns="$("$RUBY" "$CHECK" weight "$1" "$2")" 'BEGIN { printf "%.1f", ns / 1e6 }'; }
 near() { awk -v g="$1" -v t="$2" 'BEGIN { exit !(g >= t * 0.9 && g <= t * 1.1) }'; }
 
+# Each method's own CPU (burn_cpu burns its thread's CPU time), and the
+# three together. On a loaded machine a late tick lumps the CPU since the
+# one before on whatever runs at the next sample, across one method's end
+# into the next (84.2 ms of after_clear's 100 once, the rest in what
+# followed): each alone within 25% (a window that took its samples away
+# would leave it near 0), the three together within 10%.
+sum=0
 for m in "Object#before_clear 200" "Object#after_clear 100" "Object#windowed 450"; do
     set -- $m
     got=$(ms_of "$f" "$1")
-    near "$got" "$2" || fail "exit profile: $1 $got ms, truth $2 ms"
+    awk -v g="$got" -v t="$2" 'BEGIN { exit !(g >= t * 0.75 && g <= t * 1.25) }' ||
+        fail "exit profile: $1 $got ms, truth $2 ms"
+    sum=$(awk -v a="$sum" -v b="$got" 'BEGIN { print a + b }')
     note "exit profile: $1 $got ms (truth $2)"
 done
+near "$sum" 750 || fail "exit profile: the three methods $sum ms, truth 750 ms"
 
 [ -f window.json.gz ] || fail "Rperf.start(output:) wrote nothing"
 "$RUBY" "$CHECK" schema window.json.gz || fail "the window's file is not a valid profile"
