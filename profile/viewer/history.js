@@ -178,7 +178,16 @@
       : `${state.method}: in none of the snapshots`;
   }
 
+  // A page in the frame opens on its flame graph (its status line and
+  // tabs at the top): the summary above is a scroll away.
+  function openOnGraph() {
+    const doc = $('view').contentDocument;
+    const at = doc && doc.getElementById('status');
+    if (at) at.scrollIntoView();
+  }
+
   async function start() {
+    $('view').addEventListener('load', openOnGraph);
     const r = await fetch('snapshots');
     if (!r.ok) throw new Error(`snapshots: ${r.status}`);
     const snaps = await r.json();

@@ -28,7 +28,11 @@ for mode in wall cpu; do
     at="$how, $mode"
     dir="s-$how-$mode"
     rm -f port
-    RPERF_MODE=$mode profiled "$dir" timeout 120 "$RUBY" "$REQ/server.rb" port "$how" >server.out 2>&1 &
+    # (RPERF_SLOW_MS=40 RPERF_SLOW_KEEP=1000: every request of 40 ms or
+    # more kept one by one, the 40 sleeping /slow ones among them, not only
+    # the 20 slowest of each endpoint, which a loaded machine fills with
+    # requests the OS left without a core)
+    RPERF_MODE=$mode RPERF_SLOW_MS=40 RPERF_SLOW_KEEP=1000 profiled "$dir" timeout 120 "$RUBY" "$REQ/server.rb" port "$how" >server.out 2>&1 &
     server=$!
     timeout 120 "$RUBY" "$REQ/client.rb" port >client.txt 2>client.err || fail "$at: client: $(cat client.err)"
     wait "$server" || fail "$at: server: $(cat server.out)"
@@ -93,25 +97,28 @@ for mode in wall cpu; do
     # a busy host leaves a woken sleeper without a core for a while, time
     # the split rightly calls other — 9.8% and 18.7% of two such requests
     # in one CI run on Ruby 4.0.)
-    "$ANALYZE" requests --slowest 5 --endpoint '/slow$' "$dir" >slowest.txt || fail "$at: requests --slowest 5 --endpoint"
+    # (all those of 40 ms or more, slowest first: on a loaded machine,
+    # requests the OS left without a core can outlast all 40 sleepers, which
+    # the 5 slowest then hold none of — seen once under two busy loops)
+    "$ANALYZE" requests --slowest 1000 --endpoint '/slow$' "$dir" >slowest.txt || fail "$at: requests --slowest 1000 --endpoint"
     slowest_rows slowest.txt >rows.txt
-    [ "$(awk '$12 == "/slow" { n++ } END { print n + 0 }' rows.txt)" = 5 ] || fail "$at: --slowest 5 --endpoint /slow\$: $(cat slowest.txt)"
+    [ "$(awk '$12 == "/slow" { n++ } END { print n + 0 }' rows.txt)" -ge 40 ] || fail "$at: --slowest 1000 --endpoint /slow\$: $(head -c 2000 slowest.txt)"
     # where each that slept blocked longest, in wall and cpu mode alike:
     # its sleep, in the application's line that called it (a fiber's sleep
     # suspends it and blocks nothing)
     if [ "$how" != fibers ]; then
         awk '$1 * $5 / 100 >= 45 && !/\(blocked [0-9.]+ ms in Kernel#sleep at .*server\.rb:[0-9]+\)$/ { exit 1 }' rows.txt \
-            || fail "$at: a slow /slow request that slept does not say it blocked longest in Kernel#sleep: $(cat slowest.txt)"
+            || fail "$at: a slow /slow request that slept does not say it blocked longest in Kernel#sleep: $(head -c 2000 slowest.txt)"
     fi
-    awk '$1 * $5 / 100 >= 45 { n++ } END { exit !n }' rows.txt || fail "$at: none of the slowest /slow slept: $(cat slowest.txt)"
+    awk '$1 * $5 / 100 >= 45 { n++ } END { exit n < 36 }' rows.txt || fail "$at: fewer than 36 of the 40 sleeping /slow requests blocked 45 ms or more: $(head -c 2000 slowest.txt)"
     if [ "$how" = prefork ]; then
-        awk '$1 * $5 / 100 >= 45 && $3 + $4 > 10 { n++ } END { exit n > 1 }' rows.txt \
-            || fail "$at: slow /slow requests that slept show more than 10% CPU or GVL wait: $(cat slowest.txt)"
+        awk '$1 * $5 / 100 >= 45 { slept++; if ($3 + $4 > 10) n++ } END { exit n * 10 > slept }' rows.txt \
+            || fail "$at: more than one in ten of the /slow requests that slept show more than 10% CPU or GVL wait: $(head -c 2000 slowest.txt)"
     fi
-    note "$at: the slowest /slow: $(awk '{ printf "%s ms, %s%% queued, %s%% blocked; ", $1, $2, $5 }' rows.txt)"
+    note "$at: the slowest /slow: $(awk 'NR <= 5 { printf "%s ms, %s%% queued, %s%% blocked; ", $1, $2, $5 }' rows.txt)$(awk '$1 * $5 / 100 >= 45 { n++ } END { printf "%d of the 40 sleepers blocked 45 ms or more", n }' rows.txt)"
     # its own call tree: the samples labelled with its %span
     span=$(awk '$1 * $5 / 100 >= 45 { print $10; exit }' rows.txt)
-    [ -n "$span" ] && [ "$span" != - ] || fail "$at: the slowest sleeping /slow request has no %span: $(cat slowest.txt)"
+    [ -n "$span" ] && [ "$span" != - ] || fail "$at: the slowest sleeping /slow request has no %span: $(head -c 2000 slowest.txt)"
     "$ANALYZE" report --tagfocus "%span=^${span//./\\.}\$" --top 20 "$dir" >tree.txt || fail "$at: report --tagfocus %span"
     # ... of one request of one process (a fiber's may have none: it ran
     # its 1 ms between two samples, and slept suspended)
@@ -126,12 +133,13 @@ for mode in wall cpu; do
     fi
     if [ "$mode" = wall ] && [ "$how" = threads ]; then
         # every request's samples carry its latency class: the 40 sleeping
-        # /slow requests (50-100 ms) are all of 10-100ms
-        "$ANALYZE" report --tagfocus %latency=^10-100ms$ --top 50 "$dir" >latency.txt || fail "--tagfocus %latency"
+        # /slow requests (50-100 ms; past 100 ms when the machine is busy)
+        # are all of 10-100ms or 100ms-1s
+        "$ANALYZE" report --tagfocus '%latency=^(10-100ms|100ms-1s)$' --top 50 "$dir" >latency.txt || fail "--tagfocus %latency"
         slept=$(awk '/^ Cumulative:/ { c = 1 } c && / Kernel#sleep / { gsub(",", "", $1); print $1; exit }' latency.txt)
         awk -v s="${slept:-0}" 'BEGIN { exit !(s >= 40 * 50 * 0.9) }' \
-            || fail "$at: the 10-100ms requests hold ${slept:-no} ms of Kernel#sleep (40 x 50 ms): $(head -20 latency.txt)"
-        note "$at: %latency=10-100ms holds $slept ms of Kernel#sleep"
+            || fail "$at: the 10-100ms and 100ms-1s requests hold ${slept:-no} ms of Kernel#sleep (40 x 50 ms): $(head -20 latency.txt)"
+        note "$at: %latency=10-100ms and 100ms-1s hold $slept ms of Kernel#sleep"
     fi
 done
 done
