@@ -58,15 +58,19 @@ for mode in wall cpu; do
         || fail "$at: /slow p99 $p99 ms: not its 50 ms sleep and within 10% of the client's $client ms"
     awk -v q="$queue" 'BEGIN { exit !(q > 0) }' || fail "$at: /slow has no queue time"
     # each endpoint's time is all told: queued, on the CPU, waiting for
-    # the GVL, blocked (a fiber suspended too), in GC — but on the CPU
-    # means on a core: time the OS ran other processes is none of these,
-    # its %other (prefork: 4 workers and the client on 2 cores; here, what
-    # a noisy machine takes: 20% at most)
+    # the GVL, blocked (a fiber suspended too), in GC, and on no core (the
+    # OS ran other processes: its %other), which together are its time;
+    # the part on no core is what the machine takes (prefork: 4 workers and
+    # the client on 2 cores; a quiet machine a few %, 27% of /cpu's under
+    # two busy loops), so it is not bounded here — the rest must be told at
+    # least half of it, and /cpu's CPU is checked against its work below
     if [ "$how" != prefork ]; then
         for path in /fast /slow /cpu; do
             "$RUBY" -rjson -e 'e = JSON.parse(File.read(ARGV[0])).find { |x| x["name"] == ARGV[1] }
                 told = %w[queue_ms cpu_ms gvl_wait_ms blocked_ms gc_ms].sum { |k| e[k] }
-                exit(told >= 0.8 * e["total_ms"] && told <= 1.02 * e["total_ms"] ? 0 : 1)' req.json "GET $path" \
+                all = told + e["other_ms"]
+                exit(e["other_ms"] >= 0 && told >= 0.5 * e["total_ms"] && all >= 0.98 * e["total_ms"] &&
+                     all <= 1.02 * e["total_ms"] ? 0 : 1)' req.json "GET $path" \
                 || fail "$at: GET $path: its split does not add up to its time: $(cat req.json)"
         done
     fi
