@@ -13,6 +13,7 @@
 
 #include "../common/json_writer.h"
 #include "../common/out.h"
+#include "../profile/encode/html_sections.h"
 #include "../profile/flatcum.h"
 #include "../profile/load.h"
 #include "../profile/meta_read.h"
@@ -127,8 +128,9 @@ static int read_list(history *h)
 
 /* --- answers ---------------------------------------------------------------------- */
 
-/* A JSON answer written by `fill` into memory. */
-static void reply_json(rperf_reply *reply, void (*fill)(rp_json *j, void *arg), void *arg)
+/* An answer of `type` written by `write` into memory (500 when it cannot
+ * be). */
+static void reply_written(rperf_reply *reply, const char *type, void (*write)(rp_out *out, void *arg), void *arg)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -141,15 +143,31 @@ static void reply_json(rperf_reply *reply, void (*fill)(rp_json *j, void *arg), 
         reply->status = 500;
         return;
     }
-    rp_json j;
-    rp_json_init(&j, out);
-    fill(&j, arg);
+    write(out, arg);
     if (rp_out_close(out) != 0) {
         free(buf);
         reply->status = 500;
         return;
     }
-    *reply = (rperf_reply){200, "application/json", buf, len};
+    *reply = (rperf_reply){200, type, buf, len};
+}
+
+typedef struct json_fill {
+    void (*fill)(rp_json *j, void *arg);
+    void *arg;
+} json_fill;
+
+static void write_json(rp_out *out, void *arg)
+{
+    const json_fill *f = arg;
+    rp_json j;
+    rp_json_init(&j, out);
+    f->fill(&j, f->arg);
+}
+
+static void reply_json(rperf_reply *reply, void (*fill)(rp_json *j, void *arg), void *arg)
+{
+    reply_written(reply, "application/json", write_json, &(json_fill){fill, arg});
 }
 
 static void fill_list(rp_json *j, void *arg)
@@ -270,48 +288,32 @@ static void reply_made_page(history *h, const char *name, const char *const *arg
 }
 
 /* The page: history.html with its style, script and title in place. */
-static void reply_index(const history *h, rperf_reply *reply)
+static void write_index(rp_out *out, void *arg)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) {
-        reply->status = 500;
-        return;
-    }
-    static const struct {
-        const char *marker;
-        int what; /* 0 style, 1 script, 2 title */
-    } markers[] = {{"<!--rperf:style-->", 0}, {"<!--rperf:script-->", 1}, {"<!--rperf:title-->", 2}};
+    const history *h = arg;
+    static const char *const markers[] = {"<!--rperf:style-->", "<!--rperf:script-->", "<!--rperf:title-->"};
     const char *html = rp_history_html, *end = rp_history_html + rp_history_html_len;
     while (html < end) {
         const char *next = end;
-        int which = -1;
+        size_t which = sizeof(markers) / sizeof(markers[0]);
         for (size_t m = 0; m < sizeof(markers) / sizeof(markers[0]); m++) {
-            const char *at = strstr(html, markers[m].marker);
+            const char *at = strstr(html, markers[m]);
             if (at && at < next) {
                 next = at;
-                which = (int)m;
+                which = m;
             }
         }
-        fwrite(html, 1, (size_t)(next - html), f);
-        if (which < 0)
-            break;
-        if (markers[which].what == 0)
-            fwrite(rp_history_css, 1, rp_history_css_len, f);
-        else if (markers[which].what == 1)
-            fwrite(rp_history_js, 1, rp_history_js_len, f);
+        rp_out_write(out, html, (size_t)(next - html));
+        if (which == 0)
+            rp_out_write(out, rp_history_css, rp_history_css_len);
+        else if (which == 1)
+            rp_out_write(out, rp_history_js, rp_history_js_len);
+        else if (which == 2)
+            rp_html_text(out, h->dir);
         else
-            for (const char *c = h->dir; *c; c++) /* the directory, as HTML text */
-                fputs(*c == '<' ? "&lt;" : *c == '>' ? "&gt;" : *c == '&' ? "&amp;" : (char[]){*c, 0}, f);
-        html = next + strlen(markers[which].marker);
+            break;
+        html = next + strlen(markers[which]);
     }
-    if (fclose(f) != 0) {
-        free(buf);
-        reply->status = 500;
-        return;
-    }
-    *reply = (rperf_reply){200, "text/html; charset=utf-8", buf, len};
 }
 
 /* A snapshot's number in a path ("3", "3/..."), or -1. */
@@ -333,7 +335,7 @@ static void route(void *ctx, const char *path, const char *query, rperf_reply *r
     long a, b;
     reply->status = 404;
     if (strcmp(path, "/") == 0 || strcmp(path, "/index.html") == 0) {
-        reply_index(h, reply);
+        reply_written(reply, "text/html; charset=utf-8", write_index, h);
     } else if (strcmp(path, "/snapshots") == 0) {
         reply_json(reply, fill_list, h);
     } else if (strncmp(path, "/snapshots/", 11) == 0 && (a = snapshot_at(h, path + 11, &rest)) >= 0 && !*rest) {
