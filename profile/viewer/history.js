@@ -180,10 +180,12 @@
 
   // A page in the frame opens on its flame graph (its status line and
   // tabs at the top): the summary above is a scroll away.
+  // (the frame's own window scrolled: scrollIntoView would scroll this page
+  // too, its list and controls out of sight)
   function openOnGraph() {
     const doc = $('view').contentDocument;
     const at = doc && doc.getElementById('status');
-    if (at) at.scrollIntoView();
+    if (at) doc.defaultView.scrollTo(0, at.getBoundingClientRect().top + doc.defaultView.scrollY);
   }
 
   async function start() {
