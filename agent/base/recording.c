@@ -95,6 +95,15 @@ bool rp_recordings_any_open(void)
     return false;
 }
 
+bool rp_recordings_any_cpu_accepting(void)
+{
+    for (int i = 0; i < RP_RECORDINGS; i++)
+        if (atomic_load_explicit(&recordings[i].accepting, memory_order_acquire) &&
+            recordings[i].cfg.mode == RP_MODE_CPU)
+            return true;
+    return false;
+}
+
 int rp_recordings_tick_frequency(void)
 {
     int hz = 0;

@@ -90,6 +90,8 @@ extern uint32_t rp_recordings_accepting_changed;
 
 /* Whether any recording is open. */
 bool rp_recordings_any_open(void);
+/* Any thread: whether a recording in cpu mode accepts samples. */
+bool rp_recordings_any_cpu_accepting(void);
 /* The highest frequency of the accepting recordings, or 0 when none is:
  * the rate the timer must tick at. */
 int rp_recordings_tick_frequency(void);

@@ -29,6 +29,7 @@
 #include "worker.h"
 #include "../vm/thread_cpu.h"
 #include "../vm/threads.h"
+#include "../vm/tick_cpu.h"
 
 typedef enum gc_phase { GC_IDLE, GC_MARKING, GC_SWEEPING } gc_phase;
 
@@ -175,6 +176,7 @@ static void on_resumed(void)
     if (!t)
         return;
     rp_thread_cpu_resumed(&t->cpu);
+    rp_tick_cpu_holder(&t->cpu, t->thread_seq);
     rp_clock_reading now = {.wall_ns = rp_monotonic_ns()};
     account_resume(t, now.wall_ns);
     record_accepting(t, resumed_charges, &now);
@@ -220,16 +222,6 @@ static void on_thread_event(rb_event_flag_t event, const rb_internal_thread_even
 
 /* --- GC ------------------------------------------------------------------ */
 
-static bool any_cpu_mode_accepting(void)
-{
-    for (int i = 0; i < RP_RECORDINGS; i++) {
-        const rp_recording *r = rp_recording_get((rp_rec_id)i);
-        if (atomic_load_explicit(&r->accepting, memory_order_relaxed) && r->cfg.mode == RP_MODE_CPU)
-            return true;
-    }
-    return false;
-}
-
 /* GC_ENTER: a segment starts. The thread's CPU clock is a system call,
  * read only when a cpu-mode recording needs it: on a busy machine a GC's
  * wall time can be several times the CPU it used. */
@@ -238,7 +230,7 @@ static void open_gc_segment(void)
     gc.segment_start = rp_monotonic_ns();
     gc.has_cpu = false;
     gc.thread = rp_sampler_current_thread();
-    if (gc.thread && any_cpu_mode_accepting()) {
+    if (gc.thread && rp_recordings_any_cpu_accepting()) {
         gc.segment_cpu = rp_thread_cpu_now(&gc.thread->cpu);
         gc.has_cpu = true;
     }

@@ -4,9 +4,11 @@
  * Context: sample_job runs on the Ruby thread that holds the GVL, at a
  * safepoint, inside whatever Ruby code was running: it must not allocate
  * Ruby objects, raise, or block. It reads the monotonic clock (vDSO) at
- * its start and end, and the thread's CPU clock (thread_cpu.h: a system
- * call) once when a recording it serves is in cpu mode; looks up the thread's record and
- * copies the frame VALUEs into the sample buffer once for all of them.
+ * its start and end; when a recording it serves is in cpu mode, the
+ * thread's CPU clock as the ticker read it at the tick (tick_cpu.h), or
+ * else itself (thread_cpu.h: a system call), once; looks up the thread's
+ * record and copies the frame VALUEs into the sample buffer once for all
+ * of them.
  */
 #include "sampler.h"
 
@@ -19,6 +21,7 @@
 #include "../base/ruby_api.h"
 #include "sample_buf.h"
 #include "../vm/threads.h"
+#include "../vm/tick_cpu.h"
 
 static rb_postponed_job_handle_t job_handle = POSTPONED_JOB_HANDLE_INVALID;
 static rp_keep_capture_fn *keep_capture;
@@ -208,6 +211,27 @@ void rp_sampler_charge_current(rp_rec_id id)
     }
 }
 
+/* The job's CPU reading from the tick that started it, when the ticker
+ * read this thread's clock (tick_cpu.h); this thread holds the GVL now,
+ * which the next tick reads. */
+static void cpu_from_tick(rp_clock_reading *now, rp_thread *t)
+{
+    if (!rp_recordings_any_cpu_accepting())
+        return;
+    now->has_cpu = now->cpu_from_tick = rp_tick_cpu_take(&t->cpu, t->thread_seq, &now->cpu_ns);
+    rp_tick_cpu_holder(&t->cpu, t->thread_seq);
+}
+
+/* A reading from the tick is older than the job: a recording whose clock
+ * of the thread moved past it since (started, or its previous sample's
+ * own time skipped) reads the clock itself. */
+static void cpu_after_clock(rp_clock_reading *now, rp_thread *t, rp_rec_id id)
+{
+    const rp_thread_clock *c = rp_sampler_clock(t, id);
+    if (now->cpu_from_tick && rp_recording_get(id)->cfg.mode == RP_MODE_CPU && now->cpu_ns < c->prev_ns)
+        now->has_cpu = now->cpu_from_tick = false;
+}
+
 /* In cpu mode, whether the thread has used the CPU for most of a period
  * since its last sample: ticks come by the wall clock, and a thread that
  * had only part of a core since (a loaded machine, a thread sharing the
@@ -244,8 +268,12 @@ static void sample_job(void *unused)
         if (!atomic_load_explicit(&r->accepting, memory_order_relaxed) || r->stats.ticks_served >= due)
             continue;
         r->stats.ticks_served = due;
-        if (!t && !(t = rp_sampler_current_thread()))
-            return;
+        if (!t) {
+            if (!(t = rp_sampler_current_thread()))
+                return;
+            cpu_from_tick(&now, t);
+        }
+        cpu_after_clock(&now, t, (rp_rec_id)i);
         if (!cpu_period_passed(t, (rp_rec_id)i, &now))
             continue;
         n += rp_sampler_charge(t, (rp_rec_id)i, &now, charges + n);
@@ -283,7 +311,10 @@ int rp_sampler_init(void)
  * for the GVL (see gvl_holder.h); the holder is interrupted too. */
 void rp_sampler_trigger(void)
 {
-    if (!rp_recordings_tick(rp_monotonic_ns()))
+    int64_t now = rp_monotonic_ns();
+    if (rp_recordings_any_cpu_accepting())
+        rp_tick_cpu_read(); /* before the tick is counted: its job finds this reading */
+    if (!rp_recordings_tick(now))
         return;
     rb_postponed_job_trigger(job_handle);
     rp_gvl_holder_interrupt();
@@ -292,4 +323,5 @@ void rp_sampler_trigger(void)
 void rp_sampler_after_fork(void)
 {
     rp_recordings_after_fork();
+    rp_tick_cpu_forget();
 }
