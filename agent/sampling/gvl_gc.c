@@ -9,6 +9,8 @@
  *   thread: it stores a timestamp in the thread's existing record.
  * - RESUMED runs with the GVL on the resumed thread: it may capture the
  *   stack and append to the sample buffer.
+ * - THREAD_END runs with the GVL on the ending thread, its frames gone:
+ *   the sampler charges its last stretch to its last stack.
  * - GC events run inside GC with the GVL (all Ractors stopped): vDSO clock
  *   reads (and the thread's CPU clock, a system call, for cpu mode), and
  *   now and then one stack capture; no Ruby allocation.
@@ -363,6 +365,16 @@ static rb_event_flag_t needed_events(void)
     return events;
 }
 
+/* Thread end hook (GVL held, on the ending thread). */
+static void on_thread_end(rb_event_flag_t event, VALUE data, VALUE self, ID mid, VALUE klass)
+{
+    (void)event, (void)data, (void)self, (void)mid, (void)klass;
+    if (any_accepting())
+        rp_sampler_thread_ended();
+}
+
+static bool end_hooked;
+
 void rp_gvl_gc_update(void)
 {
     if (!rp_recordings_any_open()) {
@@ -392,6 +404,10 @@ void rp_gvl_gc_update(void)
                           Qnil);
         gc_hooked = true;
     }
+    if (!end_hooked) {
+        rb_add_event_hook(on_thread_end, RUBY_EVENT_THREAD_END, Qnil);
+        end_hooked = true;
+    }
 }
 
 void rp_gvl_gc_restart(void)
@@ -410,6 +426,10 @@ void rp_gvl_gc_stop(void)
     if (gc_hooked) {
         rb_remove_event_hook(on_gc_event);
         gc_hooked = false;
+    }
+    if (end_hooked) {
+        rb_remove_event_hook(on_thread_end);
+        end_hooked = false;
     }
     if (requests)
         requests->hook(false);

@@ -37,6 +37,12 @@ typedef struct fill_mark {
 
 static rp_sample_buf *buffers[2];
 static int active;
+/* The last capture's frames (rp_sample_buf_last_capture). */
+static struct {
+    const uint32_t *frames;
+    const int *lines;
+    uint32_t depth;
+} last;
 static atomic_int handed_over = -1;
 static void (*wakeup)(void);
 static _Atomic fill_mark written[2];
@@ -154,11 +160,24 @@ rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, uint32_t label_set,
             .time_ns = now,
         };
     }
+    last.frames = b->frames + b->frame_count;
+    last.lines = b->has_lines ? b->lines + b->frame_count : NULL;
+    last.depth = (uint32_t)depth;
     b->frame_count += (uint32_t)depth;
     ask_for_pages_when_near_end(active, b);
     if (is_half_full(b))
         try_hand_over();
     return result;
+}
+
+/* A hand-over lets the worker read the buffer, and its return only resets
+ * the counts: the frames stay as written until a capture, under the GVL,
+ * writes over them. */
+uint32_t rp_sample_buf_last_capture(const uint32_t **frames, const int **lines)
+{
+    *frames = last.frames;
+    *lines = last.lines;
+    return last.depth;
 }
 
 rp_capture_result rp_sample_buf_append(uint32_t thread_seq, uint32_t label_set, const uint32_t *frames,

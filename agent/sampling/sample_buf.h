@@ -72,6 +72,12 @@ typedef struct rp_charge {
 rp_capture_result rp_sample_buf_capture(uint32_t thread_seq, uint32_t label_set,
                                         const rp_charge *charges, int n);
 
+/* GVL held, right after rp_sample_buf_capture returned RP_CAPTURED or
+ * RP_CAPTURED_TRUNCATED: the frames it captured (leaf first) and their
+ * lines (NULL without lines), valid until the next capture. Returns the
+ * depth. */
+uint32_t rp_sample_buf_last_capture(const uint32_t **frames, const int **lines);
+
 /* GVL held: records a charge on a stack captured earlier (`frames` and
  * `lines`, or NULL, leaf first; spans.c keeps a request's samples until it
  * ends) at `time_ns` (CLOCK_MONOTONIC), as rp_sample_buf_capture would

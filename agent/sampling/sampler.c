@@ -13,6 +13,8 @@
 #include "sampler.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "../../common/clock.h"
@@ -86,11 +88,57 @@ static void count_outcome(const rp_charge *charges, int n, rp_capture_result res
     }
 }
 
-void rp_sampler_record(const rp_thread *t, const rp_charge *charges, int n)
+/* The stack just captured on thread `t`, kept for its end. */
+static void keep_last_stack(rp_thread *t)
 {
-    if (keep_capture && keep_capture(t, charges, n))
+    const uint32_t *frames;
+    const int *lines;
+    uint32_t depth = rp_sample_buf_last_capture(&frames, &lines);
+    if (!t->last_frames) {
+        t->last_frames = malloc(RP_STACK_MAX * sizeof(*t->last_frames));
+        t->last_lines = malloc(RP_STACK_MAX * sizeof(*t->last_lines));
+        if (!t->last_frames || !t->last_lines) {
+            free(t->last_frames);
+            free(t->last_lines);
+            t->last_frames = NULL;
+            t->last_lines = NULL;
+            return;
+        }
+    }
+    memcpy(t->last_frames, frames, depth * sizeof(*frames));
+    if (lines)
+        memcpy(t->last_lines, lines, depth * sizeof(*lines));
+    else
+        memset(t->last_lines, 0, depth * sizeof(*lines));
+    t->last_depth = depth;
+}
+
+void rp_sampler_record(rp_thread *t, const rp_charge *charges, int n)
+{
+    if (keep_capture && keep_capture(t, charges, n)) {
+        t->last_depth = 0; /* where it is now is the request's to know */
         return; /* kept with the thread's request until it ends */
-    count_outcome(charges, n, rp_sample_buf_capture(t->thread_seq, t->label_set, charges, n));
+    }
+    rp_capture_result result = rp_sample_buf_capture(t->thread_seq, t->label_set, charges, n);
+    count_outcome(charges, n, result);
+    if (result == RP_CAPTURED || result == RP_CAPTURED_TRUNCATED)
+        keep_last_stack(t);
+}
+
+void rp_sampler_thread_ended(void)
+{
+    rp_thread *t = rp_threads_find(rb_thread_current());
+    if (!t || t->last_depth == 0)
+        return; /* never sampled: nowhere to put its time */
+    rp_clock_reading now = {.wall_ns = rp_monotonic_ns()};
+    for (int i = 0; i < RP_RECORDINGS; i++) {
+        rp_charge charge;
+        if (!atomic_load_explicit(&rp_recording_get((rp_rec_id)i)->accepting, memory_order_relaxed) ||
+            !rp_sampler_charge(t, (rp_rec_id)i, &now, &charge))
+            continue;
+        count_outcome(&charge, 1, rp_sample_buf_append(t->thread_seq, t->label_set, t->last_frames,
+                                                       t->last_lines, t->last_depth, &charge, now.wall_ns));
+    }
 }
 
 /* The most of one capture's time a cpu-mode clock skips. The capture

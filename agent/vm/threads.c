@@ -94,6 +94,8 @@ rp_thread *rp_threads_current(bool *is_new)
             t->next_record = all_records;
             all_records = t;
             t->spans = NULL; /* a recycled record keeps its requests' buffers */
+            t->last_frames = NULL;
+            t->last_lines = NULL;
         }
         rb_internal_thread_specific_set(thread, thread_key, t);
         t->label_set = 0;
@@ -102,6 +104,7 @@ rp_thread *rp_threads_current(bool *is_new)
     }
     memset(t->clock, 0, sizeof(t->clock)); /* epoch 0: none */
     rp_thread_cpu_reset(&t->cpu);
+    t->last_depth = 0;
     t->suspended_ns = 0;
     t->ready_ns = 0;
     t->thread_seq = next_thread_seq++;

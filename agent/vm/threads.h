@@ -45,6 +45,12 @@ typedef struct rp_thread {
      * ready), waiting for the GVL (ready until resumed), in GC. */
     int64_t acct_blocked_ns, acct_wait_ns, acct_gc_ns;
     struct rp_thread_spans *spans; /* the requests open on its fibers (spans.c), or NULL */
+    /* Its last captured stack, leaf first (sampler.c charges its time
+     * since its last sample there when it ends): RP_STACK_MAX frames and
+     * lines allocated at its first capture, kept by a recycled record. */
+    uint32_t *last_frames;
+    int *last_lines;
+    uint32_t last_depth; /* 0: none in this generation */
     VALUE thread;         /* the Ruby Thread (not marked: only compared) */
     struct rp_thread *next_free;
     struct rp_thread *next_record; /* every record ever allocated */
