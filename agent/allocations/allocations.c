@@ -526,15 +526,17 @@ static int stack_lines[RP_STACK_MAX];
  * calls it for every Ractor, under its VM lock (gc.c, newobj_of): never
  * two at once, but another Ractor's beside the main Ractor's sampling job
  * and requests, which share the frame and class caches with this hook
- * under the main Ractor's GVL only. Another Ractor's allocation returns
- * before it touches anything of the agent's, as on 3.4, where the hook
- * runs for the main Ractor only. */
+ * under the main Ractor's GVL only. Another Ractor's allocation is only
+ * counted for its Ractor's row (ractors.h: atomics) and touches nothing
+ * else of the agent's; on 3.4 the hook runs for the main Ractor only. */
 static void on_newobj(VALUE data, rb_trace_arg_t *arg)
 {
     (void)data;
 #if RUBY_API_VERSION_MAJOR >= 4
-    if (atomic_load_explicit(&rp_ractors_others_ran, memory_order_relaxed) && !rp_ractors_current_is_main())
+    if (atomic_load_explicit(&rp_ractors_others_ran, memory_order_relaxed) && !rp_ractors_current_is_main()) {
+        rp_ractors_count_allocation();
         return;
+    }
 #endif
     if (--gap_left > 0 && armed_changes == rp_recordings_accepting_changed)
         return;

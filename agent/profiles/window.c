@@ -17,6 +17,7 @@ static void stamp(rp_window *w)
     w->start_monotonic_ns = rp_clock_ns(CLOCK_MONOTONIC);
     w->stats = rp_recording_stats(w->recording);
     rp_ractors_totals(w->recording, w->ractor_ns);
+    rp_ractors_alloc_totals(w->recording, w->ractor_allocs);
     /* Ticks not yet served are served inside the window: count them there,
      * so that a window never has more samples than triggers. */
     if (w->stats.trigger_count > w->stats.ticks_served)

@@ -27,6 +27,7 @@ typedef struct rp_window {
     int64_t user_ns, sys_ns; /* the process's CPU time at the start (0: since it began) */
     int64_t worker_cpu_ns;   /* the agent's worker threads' at the start (worker.h) */
     int64_t ractor_ns[RP_RACTORS_MAX]; /* the Ractors' time at the start (ractors.h) */
+    int64_t ractor_allocs[RP_RACTORS_MAX]; /* and their allocations */
     int64_t *weights;       /* table entry → weight at the start */
     size_t count;           /* table entries at the start */
     int64_t *alloc_weights; /* the same for the allocation samples */

@@ -267,25 +267,65 @@ static uint32_t *map_stacks(rp_profile *p, const rp_aggregate *agg, const uint32
     return stack_map;
 }
 
-/* One row per Ractor other than the main one, with the time it gained in
- * the window (ractors.h): its own frame, the agent's labels, and a thread
- * number of its own after the main Ractor's threads. Counts the rows in
- * *rows. */
-static int add_ractor_rows(rp_profile *p, const rp_write_request *req, label_composer *labels, uint32_t *rows)
+/* The rows of the Ractors other than the main one in a window
+ * (ractors.h): the time and the allocations each gained, and the thread
+ * number each row has after the main Ractor's threads (one per Ractor
+ * with either). */
+typedef struct ractor_gains {
+    int64_t ns[RP_RACTORS_MAX];
+    int64_t allocs[RP_RACTORS_MAX];
+    uint32_t thread_seq[RP_RACTORS_MAX]; /* 0: no row */
+    uint32_t rows;
+} ractor_gains;
+
+static void ractor_gains_of(const rp_write_request *req, bool memory, ractor_gains *g)
 {
-    int64_t now[RP_RACTORS_MAX];
-    rp_ractors_totals(req->recording, now);
+    rp_ractors_totals(req->recording, g->ns);
+    rp_ractors_alloc_totals(req->recording, g->allocs);
+    g->rows = 0;
     for (size_t i = 0; i < RP_RACTORS_MAX; i++) {
-        const char *label = rp_ractors_label(i);
-        int64_t weight = now[i] - req->window->ractor_ns[i];
-        if (!label || weight <= 0)
+        g->ns[i] -= req->window->ractor_ns[i];
+        g->allocs[i] = memory ? g->allocs[i] - req->window->ractor_allocs[i] : 0;
+        bool row = rp_ractors_label(i) && (g->ns[i] > 0 || g->allocs[i] > 0);
+        g->thread_seq[i] = row ? req->detected_threads + ++g->rows : 0;
+    }
+}
+
+/* Ractor row `i`'s own frame, as a stack of the profile. */
+static uint32_t ractor_stack(rp_profile *p, size_t i)
+{
+    uint32_t frame = rp_profile_frame(p, rp_profile_cstring(p, RP_RACTOR_PATH), rp_profile_cstring(p, rp_ractors_label(i)));
+    return frame == RP_IDX_NONE ? RP_IDX_NONE : rp_profile_stack(p, &frame, 1);
+}
+
+/* Each Ractor's time in the window on its own frame, with the agent's
+ * labels. */
+static int add_ractor_rows(rp_profile *p, const ractor_gains *g, label_composer *labels)
+{
+    for (size_t i = 0; i < RP_RACTORS_MAX; i++) {
+        if (!g->thread_seq[i] || g->ns[i] <= 0)
             continue;
-        uint32_t frame = rp_profile_frame(p, rp_profile_cstring(p, RP_RACTOR_PATH), rp_profile_cstring(p, label));
-        uint32_t stack = frame == RP_IDX_NONE ? RP_IDX_NONE : rp_profile_stack(p, &frame, 1);
+        uint32_t stack = ractor_stack(p, i);
         uint32_t set = label_set_of(labels, rp_sample_key(0, RP_VM_RUNNING));
-        uint32_t thread_seq = req->detected_threads + ++*rows;
         if (stack == RP_IDX_NONE || set == RP_IDX_NONE ||
-            rp_sample_table_add(&p->samples, stack, thread_seq, set, weight) != RP_SAMPLE_OK)
+            rp_sample_table_add(&p->samples, stack, g->thread_seq[i], set, g->ns[i]) != RP_SAMPLE_OK)
+            return -1;
+    }
+    return 0;
+}
+
+/* Each Ractor's allocations in the window on its own frame, every one
+ * counted (no class: read only under the main Ractor's GVL). */
+static int add_ractor_alloc_rows(rp_profile *p, const ractor_gains *g, label_composer *labels)
+{
+    rp_sample_table *allocs = rp_profile_table(p, RP_MEASURE_ALLOC_OBJECTS);
+    for (size_t i = 0; i < RP_RACTORS_MAX; i++) {
+        if (!g->thread_seq[i] || g->allocs[i] <= 0)
+            continue;
+        uint32_t stack = ractor_stack(p, i);
+        uint32_t set = compose(labels, 0, NULL);
+        if (stack == RP_IDX_NONE || set == RP_IDX_NONE ||
+            rp_sample_table_add(allocs, stack, g->thread_seq[i], set, g->allocs[i]) != RP_SAMPLE_OK)
             return -1;
     }
     return 0;
@@ -293,7 +333,7 @@ static int add_ractor_rows(rp_profile *p, const rp_write_request *req, label_com
 
 /* The samples of the window: what each table entry gained since it began. */
 static int copy_samples(rp_profile *p, const rp_write_request *req, const rp_aggregate *agg,
-                        const uint32_t *frame_map, uint32_t *ractor_rows)
+                        const uint32_t *frame_map, const ractor_gains *ractors)
 {
     label_composer labels;
     int rc = composer_init(&labels, p, req->label_pid, false);
@@ -315,7 +355,7 @@ static int copy_samples(rp_profile *p, const rp_write_request *req, const rp_agg
             rc = -1;
     }
     if (rc == 0)
-        rc = add_ractor_rows(p, req, &labels, ractor_rows);
+        rc = add_ractor_rows(p, ractors, &labels);
     composer_free(&labels);
     free(stack_map);
     return rc;
@@ -325,7 +365,7 @@ static int copy_samples(rp_profile *p, const rp_write_request *req, const rp_agg
  * (`retained`, taken before any Ruby call): each stands for `rate`
  * objects, its bytes times as many. */
 static int copy_memory(rp_profile *p, const rp_write_request *req, const rp_retained *retained,
-                       size_t retained_count)
+                       size_t retained_count, const ractor_gains *ractors)
 {
     const rp_aggregate *agg = rp_aggregator_alloc_tables(req->recording);
     double scale = rp_allocs_scale(req->recording);
@@ -345,6 +385,8 @@ static int copy_memory(rp_profile *p, const rp_write_request *req, const rp_reta
                                                                       set, objects) != RP_SAMPLE_OK))
             rc = -1;
     }
+    if (rc == 0)
+        rc = add_ractor_alloc_rows(p, ractors, &labels);
     rp_sample_table *objects = rp_profile_table(p, RP_MEASURE_RETAINED_OBJECTS);
     rp_sample_table *bytes = rp_profile_table(p, RP_MEASURE_RETAINED_BYTES);
     for (size_t i = 0; i < retained_count && rc == 0; i++) {
@@ -406,10 +448,12 @@ int rp_writer_build(const rp_write_request *req, rp_profile *p)
     bool memory = req->rec.alloc_rate > 0;
     size_t retained_count = memory ? rp_allocs_retained(req->recording, &retained) : 0;
     rp_allocs_suppress();
-    uint32_t *frame_map = resolve_frames(p, agg), ractor_rows = 0;
-    int rc = frame_map && copy_samples(p, req, agg, frame_map, &ractor_rows) == 0 ? 0 : -1;
+    ractor_gains ractors;
+    ractor_gains_of(req, memory, &ractors);
+    uint32_t *frame_map = resolve_frames(p, agg);
+    int rc = frame_map && copy_samples(p, req, agg, frame_map, &ractors) == 0 ? 0 : -1;
     if (rc == 0 && memory)
-        rc = copy_memory(p, req, retained, retained_count);
+        rc = copy_memory(p, req, retained, retained_count, &ractors);
     if (rc == 0)
         rc = rp_spans_take(req->recording, p, req->take_requests);
     rp_allocs_unsuppress();
@@ -422,7 +466,7 @@ int rp_writer_build(const rp_write_request *req, rp_profile *p)
         return -1;
     }
     fill_meta(p, req, agg);
-    p->meta.detected_thread_count += ractor_rows; /* each Ractor's row is a thread of its own */
+    p->meta.detected_thread_count += ractors.rows; /* each Ractor's row is a thread of its own */
     return 0;
 }
 

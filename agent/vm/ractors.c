@@ -26,6 +26,7 @@ typedef struct ractor_row {
     _Atomic int ready;     /* label written */
     char label[RP_RACTOR_NAME_MAX + 16];
     _Atomic int64_t ns[RP_RECORDINGS];
+    _Atomic int64_t allocs[RP_RECORDINGS];
 } ractor_row;
 
 static ractor_row rows[RP_RACTORS_MAX];
@@ -316,6 +317,26 @@ void rp_ractors_totals(rp_rec_id id, int64_t *out)
     rp_ractors_settle();
     for (int i = 0; i < RP_RACTORS_MAX; i++)
         out[i] = atomic_load_explicit(&rows[i].ns[id], memory_order_relaxed);
+}
+
+/* Its thread is running on this native thread, whose stretch names its
+ * row since its RESUMED (and only this native thread changes that). */
+void rp_ractors_count_allocation(void)
+{
+    int row = own_stretch >= 0 ? stretches[own_stretch].row : -1;
+    if (row < 0)
+        return;
+    for (int i = 0; i < RP_RECORDINGS; i++) {
+        const rp_recording *r = rp_recording_get((rp_rec_id)i);
+        if (atomic_load_explicit(&r->accepting, memory_order_relaxed) && r->cfg.alloc_rate > 0)
+            atomic_fetch_add_explicit(&rows[row].allocs[i], 1, memory_order_relaxed);
+    }
+}
+
+void rp_ractors_alloc_totals(rp_rec_id id, int64_t *out)
+{
+    for (int i = 0; i < RP_RACTORS_MAX; i++)
+        out[i] = atomic_load_explicit(&rows[i].allocs[id], memory_order_relaxed);
 }
 
 const char *rp_ractors_label(size_t i)

@@ -2,8 +2,9 @@
  * agent/vm/ractors.h — the time of Ractors other than the main one.
  *
  * Owns: which Ractors ran, and for each the time its threads held its
- * GVL, per recording (CPU time in cpu mode, wall time in wall mode), in
- * one row per Ractor of the profile: a frame `Ractor #<id> <name>` under
+ * GVL, per recording (CPU time in cpu mode, wall time in wall mode), and
+ * the objects it allocated (Ruby 4.0, whose allocation hook runs on every
+ * Ractor), in one row per Ractor of the profile: a frame `Ractor #<id> <name>` under
  * the file "<Ractor>", a thread of its own (writer.c). Their stacks are not taken: Ruby 3.4 runs the
  * sampling job on the main Ractor's threads only, and nothing in its
  * public API reads another Ractor's stack safely from there.
@@ -70,6 +71,17 @@ void rp_ractors_settle(void);
 /* GVL held: the time every Ractor has for recording `id` so far, running
  * stretches included (0 for unused rows), into out[RP_RACTORS_MAX]. */
 void rp_ractors_totals(rp_rec_id id, int64_t *out);
+
+/* NEWOBJ hook on a thread of another Ractor (Ruby 4.0 calls it for every
+ * Ractor, under its VM lock): one allocation more for that Ractor's row,
+ * for every accepting recording that samples allocations. Counted, not
+ * sampled, and not followed: its stack and its class are read through
+ * tables the main Ractor's GVL guards. */
+void rp_ractors_count_allocation(void);
+
+/* GVL held: the allocations every Ractor has for recording `id` so far
+ * (0 for unused rows), into out[RP_RACTORS_MAX]. */
+void rp_ractors_alloc_totals(rp_rec_id id, int64_t *out);
 
 /* Row `i`'s frame label ("Ractor #2 worker"), or NULL when unused. */
 const char *rp_ractors_label(size_t i);

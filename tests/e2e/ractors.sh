@@ -154,3 +154,54 @@ note "four Ractors allocating at once, RPERF_ALLOC=1: 20 runs unchanged; the mai
 [ "${main_allocs:-0}" -ge 60000 ] || fail "the main Ractor's allocations: ${main_allocs:-0} sampled of at least 60,000"
 in_ractors=$("$ANALYZE" report --measure alloc --top 1000 four20 | grep -c "block (3 levels) in <main>" || true)
 [ "$in_ractors" = 0 ] || fail "allocations sampled in the Ractors' block: $("$ANALYZE" report --measure alloc --top 1000 four20 | grep "block (3 levels)")"
+
+# Each Ractor's allocations (Ruby 4.0, whose allocation hook runs on
+# every Ractor): counted for its row, beside the main Ractor's sampled
+# ones, so that the shares are the program's. Truth: Ruby's own count of
+# one iteration's allocations (GC.stat), times each one's iterations.
+cat >shares.rb <<'RUBY'
+def ractor_result(r) = r.respond_to?(:value) ? r.value : r.take
+def per_iteration
+  g = GC.stat(:total_allocated_objects)
+  10_000.times { |i| yield i }
+  (GC.stat(:total_allocated_objects) - g).fdiv(10_000)
+end
+in_ractor = per_iteration { |i| "r1-#{i}" }
+in_main = per_iteration { |i| "m#{i}".size }
+counts = [60_000, 30_000, 20_000, 10_000]
+rs = counts.each_with_index.map { |c, k| Ractor.new(k, c) { |n, m| m.times { |i| "r#{n}-#{i}" }; m } }
+def main_loop = 60_000.times.sum { |i| "m#{i}".size }
+main_loop
+rs.each { |r| ractor_result(r) }
+counts.each_with_index { |c, k| puts "Ractor ##{k + 2} #{(c * in_ractor).round}" }
+puts "main #{(60_000 * in_main).round}"
+RUBY
+if "$RUBY" -e 'exit(RUBY_VERSION >= "4.0" ? 0 : 1)'; then
+    for mode in cpu wall; do
+        RPERF_ALLOC=1 RPERF_MODE=$mode profiled "shares-$mode" "$RUBY" -W0 shares.rb >truth.txt 2>err.txt ||
+            fail "shares.rb ($mode): $(head -3 err.txt)"
+        "$ANALYZE" report --measure alloc --top 1000 "shares-$mode" >shares.txt
+        # the main Ractor's loop is Object#main_loop (the
+        # Ractors' blocks are not sampled: their rows stand for them)
+        awk -v mode="$mode" '
+            FNR == NR { truth[$1 == "main" ? "main" : $2] = $NF; next }
+            /^ Flat:/ { flat = 1; next }
+            /^ Cumulative:/ { flat = 0 }
+            flat && /Ractor #[0-9]+ \(<Ractor>\)/ { n = $1; gsub(",", "", n); match($0, /#[0-9]+/); got[substr($0, RSTART, RLENGTH)] = n }
+            flat && /Object#main_loop / && !("main" in got) { n = $1; gsub(",", "", n); got["main"] = n }
+            END {
+                for (k in truth) { T += truth[k]; G += got[k] }
+                worst = 0
+                for (k in truth) {
+                    d = (got[k] / G - truth[k] / T) * 100
+                    printf "%s %s %d of %d (%.1f%% against %.1f%%)\n", mode, k, got[k], truth[k], got[k] * 100 / G, truth[k] * 100 / T
+                    if (d < 0) d = -d
+                    if (d > worst) worst = d
+                }
+                exit worst > 3
+            }' truth.txt shares.txt >shares-check.txt || { cat shares-check.txt >&2; fail "$mode: an allocation share is more than 3 points off (above)"; }
+        note "allocation shares, $mode: $(tr '\n' ';' <shares-check.txt)"
+    done
+else
+    note "allocation shares of other Ractors: not on Ruby 3.4 (its allocation hook runs on the main Ractor only)"
+fi
