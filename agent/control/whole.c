@@ -315,6 +315,8 @@ void rp_whole_end_whole_profile(bool at_end)
         return;
     }
     rp_ractors_settle(); /* the Ractors still running count up to here */
+    if (at_end)
+        rp_sampler_charge_tail(); /* the ending thread's last stretch */
     rp_spans_close_open();
     rp_spans_spill_open();
     rp_recording_close(RP_REC_WHOLE);

@@ -370,7 +370,7 @@ static void on_thread_end(rb_event_flag_t event, VALUE data, VALUE self, ID mid,
 {
     (void)event, (void)data, (void)self, (void)mid, (void)klass;
     if (any_accepting())
-        rp_sampler_thread_ended();
+        rp_sampler_charge_tail();
 }
 
 static bool end_hooked;

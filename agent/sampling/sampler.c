@@ -125,7 +125,7 @@ void rp_sampler_record(rp_thread *t, const rp_charge *charges, int n)
         keep_last_stack(t);
 }
 
-void rp_sampler_thread_ended(void)
+void rp_sampler_charge_tail(void)
 {
     rp_thread *t = rp_threads_find(rb_thread_current());
     if (!t || t->last_depth == 0)

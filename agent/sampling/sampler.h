@@ -99,13 +99,14 @@ void rp_sampler_set_on_served(void (*fn)(void));
  * and GC trackers); counts what was dropped or cut for each recording. */
 void rp_sampler_record(struct rp_thread *t, const struct rp_charge *charges, int n);
 
-/* THREAD_END event hook (GVL held, on the ending thread, its frames
- * gone): its time since its last sample for each accepting recording is
- * charged to the stack of that sample. A thread's last stretch would
- * otherwise be lost whenever a tick comes late (a busy machine starves the
- * ticker thread): the CPU of four short threads came out 24% short of one
- * of them under three busy loops. */
-void rp_sampler_thread_ended(void);
+/* GVL held, on a thread whose frames are gone — at its end (THREAD_END
+ * event hook) or the process's (the whole-process profile's end): its
+ * time since its last sample for each accepting recording is charged to
+ * the stack of that sample. A thread's last stretch would otherwise be
+ * lost whenever a tick comes late (a busy machine starves the ticker
+ * thread): the CPU of four short threads came out 24% short under three
+ * busy loops, and a program's last 50 ms of work once kept 6 ms. */
+void rp_sampler_charge_tail(void);
 
 /* GVL held, after a capture the agent made on thread `t` since the clock
  * reading `since` (its charges'): that time counts as sampling time of
