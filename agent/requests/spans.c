@@ -53,6 +53,7 @@ typedef struct span_time {
  * scheduler, or for its turn), counted as blocked. */
 struct rp_open_span {
     VALUE fiber;     /* whose request it is (not marked: Qfalse once found dead) */
+    bool fiber_old;  /* it was promoted when last seen alive (read then, never after a GC unseen) */
     uint32_t depth;  /* Rperf.request blocks of that fiber it is inside */
     int64_t mono_ns, real_ns, queue_ns;
     span_time spent;       /* its thread's time while it was the current request */
@@ -309,6 +310,7 @@ static struct rp_open_span *open_span(rp_thread *t, struct rp_thread_spans *ts, 
     ts->open[ts->count++] = o;
     int64_t now = rp_monotonic_ns();
     o->fiber = fiber;
+    o->fiber_old = RB_OBJ_PROMOTED_RAW(fiber); /* the current fiber: alive */
     o->depth = 1;
     o->count = o->frame_count = 0;
     o->spilled = false;
@@ -410,6 +412,8 @@ static void on_fiber_switch(rb_event_flag_t event, VALUE data, VALUE self, ID mi
         return;
     close_orphans(t, ts);
     struct rp_open_span *o = find_open(ts, rb_fiber_current());
+    if (o)
+        o->fiber_old = RB_OBJ_PROMOTED_RAW(o->fiber); /* current: alive, maybe promoted since */
     if (o && o != ts->current)
         give_thread(t, ts, o, rp_monotonic_ns());
 }
@@ -540,14 +544,15 @@ void rp_spans_carry_labels(void)
  * once, and from then on fibers are marked (mark_fibers). After GCs the
  * hook did not see (another Ractor's thread ran them), the requests whose
  * fiber they could have freed (a young one; any, after a major GC) let go
- * of it too. */
+ * of it too — young as it was when last seen alive: such a fiber may be
+ * gone, its page with it, and nothing of it is read (promotion only
+ * grows, so a fiber old then is old now, and only a major GC frees it). */
 static bool marks_unknown, marks_missed;
 
 static void orphan_dead(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_span *o)
 {
     (void)t, (void)ts;
-    bool may_have_died = marks_unknown || (marks_missed && (rp_gc_watch_missed_major() ||
-                                                            !RB_OBJ_PROMOTED_RAW(o->fiber)));
+    bool may_have_died = marks_unknown || (marks_missed && (rp_gc_watch_missed_major() || !o->fiber_old));
     if (o->fiber != Qfalse && (may_have_died || !rp_gc_watch_marked(o->fiber)))
         o->fiber = Qfalse;
 }
