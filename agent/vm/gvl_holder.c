@@ -22,6 +22,13 @@
  * fibers' contexts are freed by GC only; GC_ENTER waits for `busy`, so a
  * context the worker read before a fiber switch cannot be freed under it,
  * and one read after GC began is the running fiber's, which GC keeps.
+ * Ruby 3.4 calls GC_ENTER only when a main-Ractor thread runs the GC: once
+ * another Ractor has run (and could run a GC that frees a main-Ractor
+ * fiber without that barrier), ticks are no longer aimed at the holder and
+ * go through rb_postponed_job_trigger alone; the first thread of another
+ * Ractor passes the barrier once as it sets that flag (ractors.c), so a
+ * tick already inside has ended before that Ractor runs any code. Ruby
+ * 4.0 calls GC hooks for every Ractor's GC.
  */
 #include "gvl_holder.h"
 
@@ -30,6 +37,7 @@
 #include <stdint.h>
 
 #include "../base/ruby_layout.h"
+#include "ractors.h"
 
 /* Ruby 3.4's vm_core.h (and ruby_layout.h), checked on the running Ruby by
  * layout_holds(). */
@@ -149,8 +157,20 @@ void rp_gvl_holder_gc_barrier(void)
     unlock_busy();
 }
 
+/* Whether a GC could free a fiber without passing the GC_ENTER barrier. */
+static bool gc_unguarded(void)
+{
+#if RUBY_API_VERSION_MAJOR < 4
+    return atomic_load_explicit(&rp_ractors_others_ran, memory_order_acquire);
+#else
+    return false;
+#endif
+}
+
 void rp_gvl_holder_interrupt(void)
 {
+    if (gc_unguarded())
+        return;
     if (atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
         return; /* a hook is forgetting a thread: this tick takes the usual path */
     char *th = atomic_load_explicit(&holder, memory_order_acquire);
