@@ -12,6 +12,7 @@
 
 #include "../../common/clock.h"
 #include "../../common/vec.h"
+#include "../base/log.h"
 #include "../sampling/frame_capture.h"
 #include "../sampling/frame_names.h"
 #include "../vm/gc_watch.h"
@@ -37,6 +38,15 @@ typedef struct span_sample {
 /* Requests open at once on one thread at most (fibers): beyond, the
  * oldest is closed as it is, so that abandoned fibers cannot pile up. */
 #define SPANS_OPEN_MAX 1024
+
+/* What the open requests' kept samples may take in all, in the process
+ * (their buffers' bytes): without it each thread could keep 1,024 requests
+ * of SPAN_FRAMES_MAX frames (about 0.5 GB) — long streaming responses,
+ * many fibers. A request whose buffer would grow past it spills (its
+ * samples go to the tables as they come), and its buffers are let go. */
+#define SPANS_HELD_MAX ((size_t)16 << 20)
+static size_t held_bytes; /* GVL held */
+static bool said_held_max;
 
 /* What a thread's own accounting adds up (threads.h): its CPU clock, and
  * its time blocked, waiting for the GVL and in GC. */
@@ -73,6 +83,7 @@ struct rp_open_span {
     uint32_t *frames; /* frame names (frame_names.h) */
     int *lines;
     size_t frame_count, frames_cap, lines_cap;
+    size_t held;      /* its buffers' bytes, counted in held_bytes */
     bool spilled; /* its samples went to the tables as they came */
     struct rp_open_span *next_free;
 };
@@ -187,25 +198,30 @@ static bool spans_belong(const struct rp_thread_spans *ts, const rp_thread *t)
  * are records past a few kept spare: what a thread holds shrinks back. */
 #define SPARE_SPANS 16
 #define SPARE_FRAMES 4096
+
+static void free_buffers(struct rp_open_span *o)
+{
+    free(o->samples);
+    free(o->frames);
+    free(o->lines);
+    o->samples = NULL;
+    o->frames = NULL;
+    o->lines = NULL;
+    o->cap = o->frames_cap = o->lines_cap = 0;
+}
+
 static void retire(struct rp_thread_spans *ts, struct rp_open_span *o)
 {
     o->count = o->frame_count = 0;
-    if (o->frames_cap > SPARE_FRAMES) {
-        free(o->samples);
-        free(o->frames);
-        free(o->lines);
-        o->samples = NULL;
-        o->frames = NULL;
-        o->lines = NULL;
-        o->cap = o->frames_cap = o->lines_cap = 0;
-    }
+    held_bytes -= o->held; /* a spare's buffers are bounded by SPARE_* */
+    o->held = 0;
+    if (o->frames_cap > SPARE_FRAMES)
+        free_buffers(o);
     size_t spare = 0;
     for (struct rp_open_span *f = ts->free; f && spare < SPARE_SPANS; f = f->next_free)
         spare++;
     if (spare >= SPARE_SPANS) {
-        free(o->samples);
-        free(o->frames);
-        free(o->lines);
+        free_buffers(o);
         free(o);
         return;
     }
@@ -460,11 +476,41 @@ void rp_spans_blocked(const rp_thread *t, int64_t ns)
     o->longest_block_ns = ns;
 }
 
-/* The samples kept so far go to the tables, and the rest as they come. */
+/* The samples kept so far go to the tables, and the rest as they come:
+ * its buffers are not needed any more. */
 static void spill(const rp_thread *t, struct rp_open_span *o)
 {
     flush_samples(t, o, 0, 0);
     o->spilled = true;
+    o->count = o->frame_count = 0;
+    held_bytes -= o->held;
+    o->held = 0;
+    free_buffers(o);
+}
+
+static size_t buffer_bytes(const struct rp_open_span *o)
+{
+    return o->cap * sizeof(*o->samples) + o->frames_cap * sizeof(*o->frames) + o->lines_cap * sizeof(*o->lines);
+}
+
+/* After its buffers were made room in: false when they grew the open
+ * requests' past SPANS_HELD_MAX (said once). */
+static bool count_held(struct rp_open_span *o)
+{
+    size_t now = buffer_bytes(o);
+    if (now == o->held)
+        return true;
+    held_bytes += now - o->held;
+    o->held = now;
+    if (held_bytes <= SPANS_HELD_MAX)
+        return true;
+    if (!said_held_max) {
+        said_held_max = true;
+        rp_log("requests: the open requests' kept samples reached %zu MB; the samples of those that need "
+               "more go to the profile as they come (a request's own stacks are kept for the slowest only "
+               "where it was under that)", SPANS_HELD_MAX >> 20);
+    }
+    return false;
 }
 
 bool rp_spans_capture(const rp_thread *t, const rp_charge *charges, int n)
@@ -476,7 +522,7 @@ bool rp_spans_capture(const rp_thread *t, const rp_charge *charges, int n)
     if (o->frame_count + RP_STACK_MAX > SPAN_FRAMES_MAX ||
         RP_VEC_RESERVE(o->frames, o->frames_cap, o->frame_count + RP_STACK_MAX) != 0 ||
         (record_lines && RP_VEC_RESERVE(o->lines, o->lines_cap, o->frame_count + RP_STACK_MAX) != 0) ||
-        RP_VEC_RESERVE(o->samples, o->cap, o->count + (size_t)n) != 0) {
+        RP_VEC_RESERVE(o->samples, o->cap, o->count + (size_t)n) != 0 || !count_held(o)) {
         spill(t, o);
         return false;
     }
