@@ -6,14 +6,14 @@
 set -euo pipefail
 static=${RPERF_TEST_STATIC_RUBY:-}
 if [ -z "$static" ]; then
-    echo "SKIP: RPERF_TEST_STATIC_RUBY is not set (scripts/test builds and names the static ruby)" >&2
+    echo "SKIP: RPERF_TEST_STATIC_RUBY is not set: scripts/test builds a static ruby for each build, from Debian's source for 3.4 and from ../shared/ruby for 4.0, and names it" >&2
     exit 77
 fi
 [ -x "$static" ] || { echo "FAIL: RPERF_TEST_STATIC_RUBY=$static is not an executable" >&2; exit 1; }
 "$static" -e 'exit(RbConfig::CONFIG["ENABLE_SHARED"] == "no" ? 0 : 1)' ||
     { echo "FAIL: $static is not a ruby built without --enable-shared" >&2; exit 1; }
-# One static Ruby is built (3.4: its build costs CI as much again as a
-# shared one); a build for another Ruby cannot profile it.
+# scripts/test names the static Ruby of each build's version; one of
+# another version (a hand-run meson test) cannot be profiled by this build.
 have=$("$static" -e 'print RUBY_VERSION[/\A\d+\.\d+/]') want=$("$RPERF_TEST_RUBY" -e 'print RUBY_VERSION[/\A\d+\.\d+/]')
 if [ "$have" != "$want" ]; then
     echo "SKIP: the static ruby scripts/test builds is Ruby $have; this build is for Ruby $want" >&2
