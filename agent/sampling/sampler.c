@@ -266,7 +266,7 @@ static void cpu_from_tick(rp_clock_reading *now, rp_thread *t)
 {
     if (!rp_recordings_any_cpu_accepting())
         return;
-    now->has_cpu = now->cpu_from_tick = rp_tick_cpu_take(&t->cpu, t->thread_seq, &now->cpu_ns);
+    now->has_cpu = now->cpu_from_tick = rp_tick_cpu_take(&t->cpu, t->thread_seq, &now->cpu_ns, &now->tick_wall_ns);
     rp_tick_cpu_holder(&t->cpu, t->thread_seq);
 }
 
@@ -280,6 +280,29 @@ static void cpu_after_clock(rp_clock_reading *now, rp_thread *t, rp_rec_id id)
         now->has_cpu = now->cpu_from_tick = false;
 }
 
+/* In cpu mode, with the tick's reading of the thread's clock: whether the
+ * thread was running when the tick came. A job that runs well after its
+ * tick (a quarter of a period) reads the clock again: a thread that used
+ * the CPU for most of that time was running (a long call holding the GVL,
+ * whose time the reading now includes); one that did not was off the CPU
+ * — the OS had taken it off, at a point of its choosing — and its stack
+ * now is where it resumes, not where its time went. Its time is carried to
+ * the next tick that finds it running. Without this, on a loaded machine
+ * the samples taken at resumption carried the time before: a loop that
+ * reads its CPU clock (a point where a kernel with EEVDF ends a slice)
+ * showed 10% of its time in Process.clock_gettime, 1% on a quiet one. */
+static bool ran_through_tick(rp_thread *t, rp_clock_reading *now, int64_t period_ns)
+{
+    int64_t late = now->wall_ns - now->tick_wall_ns;
+    if (!now->cpu_from_tick || late < period_ns / 4)
+        return true;
+    int64_t cpu = rp_thread_cpu_now(&t->cpu);
+    bool ran = cpu - now->cpu_ns >= late / 2;
+    now->cpu_ns = cpu; /* fresher, for every recording of this job */
+    now->cpu_from_tick = false;
+    return ran;
+}
+
 /* In cpu mode, whether the thread has used the CPU for most of a period
  * since its last sample: ticks come by the wall clock, and a thread that
  * had only part of a core since (a loaded machine, a thread sharing the
@@ -291,6 +314,8 @@ static bool cpu_period_passed(rp_thread *t, rp_rec_id id, rp_clock_reading *now)
     const rp_recording *r = rp_recording_get(id);
     if (r->cfg.mode != RP_MODE_CPU)
         return true;
+    if (!ran_through_tick(t, now, r->period_ns))
+        return false;
     const rp_thread_clock *c = rp_sampler_clock(t, id);
     return rp_clock_reading_for(now, t, id) - c->prev_ns >= r->period_ns - r->period_ns / 4;
 }
@@ -361,7 +386,7 @@ void rp_sampler_trigger(void)
 {
     int64_t now = rp_monotonic_ns();
     if (rp_recordings_any_cpu_accepting())
-        rp_tick_cpu_read(); /* before the tick is counted: its job finds this reading */
+        rp_tick_cpu_read(now); /* before the tick is counted: its job finds this reading */
     if (!rp_recordings_tick(now))
         return;
     rb_postponed_job_trigger(job_handle);

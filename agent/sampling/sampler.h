@@ -56,6 +56,7 @@ typedef struct rp_clock_reading {
     int64_t cpu_ns; /* valid when has_cpu */
     bool has_cpu;
     bool cpu_from_tick; /* cpu_ns is the ticker's reading (tick_cpu.h) */
+    int64_t tick_wall_ns; /* when the ticker read it (CLOCK_MONOTONIC) */
 } rp_clock_reading;
 
 /* The reading's value on recording `id`'s clock (reading thread `t`'s CPU

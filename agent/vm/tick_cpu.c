@@ -21,6 +21,7 @@ static _Atomic uint64_t holder;
 static _Atomic uint32_t seq;      /* odd while the ticker writes */
 static _Atomic uint64_t read_for; /* the holder whose clock it read, or 0 */
 static _Atomic int64_t read_ns;
+static _Atomic int64_t read_at_ns; /* the tick's CLOCK_MONOTONIC */
 
 static uint64_t holder_word(const rp_thread_cpu *c, uint32_t thread_seq)
 {
@@ -36,7 +37,7 @@ void rp_tick_cpu_holder(const rp_thread_cpu *c, uint32_t thread_seq)
         atomic_store_explicit(&holder, word, memory_order_relaxed);
 }
 
-void rp_tick_cpu_read(void)
+void rp_tick_cpu_read(int64_t now_ns)
 {
     uint64_t who = atomic_load_explicit(&holder, memory_order_relaxed);
     struct timespec ts;
@@ -47,10 +48,11 @@ void rp_tick_cpu_read(void)
     atomic_thread_fence(memory_order_release);
     atomic_store_explicit(&read_for, who, memory_order_relaxed);
     atomic_store_explicit(&read_ns, who ? rp_timespec_ns(ts) : 0, memory_order_relaxed);
+    atomic_store_explicit(&read_at_ns, now_ns, memory_order_relaxed);
     atomic_store_explicit(&seq, s + 2, memory_order_release);
 }
 
-bool rp_tick_cpu_take(const rp_thread_cpu *c, uint32_t thread_seq, int64_t *ns)
+bool rp_tick_cpu_take(const rp_thread_cpu *c, uint32_t thread_seq, int64_t *ns, int64_t *at_ns)
 {
     uint64_t me = holder_word(c, thread_seq);
     uint32_t s = atomic_load_explicit(&seq, memory_order_acquire);
@@ -58,10 +60,12 @@ bool rp_tick_cpu_take(const rp_thread_cpu *c, uint32_t thread_seq, int64_t *ns)
         return false;
     uint64_t who = atomic_load_explicit(&read_for, memory_order_relaxed);
     int64_t value = atomic_load_explicit(&read_ns, memory_order_relaxed);
+    int64_t at = atomic_load_explicit(&read_at_ns, memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire);
     if (atomic_load_explicit(&seq, memory_order_relaxed) != s || who != me)
         return false;
     *ns = value;
+    *at_ns = at;
     return true;
 }
 

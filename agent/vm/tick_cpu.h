@@ -37,12 +37,14 @@
 /* GVL held, on the thread whose clock `c` is: it holds the GVL now. */
 void rp_tick_cpu_holder(const rp_thread_cpu *c, uint32_t thread_seq);
 
-/* Ticker: reads the holder's CPU clock, for the job this tick triggers. */
-void rp_tick_cpu_read(void);
+/* Ticker, at the tick it read at `now_ns` (CLOCK_MONOTONIC): reads the
+ * holder's CPU clock, for the job this tick triggers. */
+void rp_tick_cpu_read(int64_t now_ns);
 
 /* Sampling job, on the thread whose clock `c` is: the latest tick's
- * reading of its clock into *ns, when the latest tick read its clock. */
-bool rp_tick_cpu_take(const rp_thread_cpu *c, uint32_t thread_seq, int64_t *ns);
+ * reading of its clock into *ns, and when the tick read it
+ * (CLOCK_MONOTONIC) into *at_ns, when the latest tick read its clock. */
+bool rp_tick_cpu_take(const rp_thread_cpu *c, uint32_t thread_seq, int64_t *ns, int64_t *at_ns);
 
 /* Fork child: the parent's threads are gone. */
 void rp_tick_cpu_forget(void);

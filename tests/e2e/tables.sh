@@ -30,11 +30,21 @@ profiled head "$RUBY" split.rb 200 600 2>err.txt || fail "split.rb: $(cat err.tx
 [ "$(head -1 base.tsv)" = "$(printf 'method\tself_pct\ttotal_pct\tself_ms')" ] || fail "header: $(head -1 base.tsv)"
 field() { awk -F'\t' -v m="$2" -v c="$3" '$1 == m { print $c }' "$1"; }
 heavy=$(field base.tsv Object#heavy 2) light=$(field base.tsv Object#light 2)
-heavy_ms=$(field base.tsv Object#heavy 4)
+# The methods' total shares: what they burnt includes their clock reads,
+# Process.clock_gettime frames of their own, where a loaded machine's
+# scheduler likes to end a time slice (samples taken as the thread resumes
+# land there: 3-10% of the run under two busy loops, 1% on a quiet machine).
+heavy_total=$(field base.tsv Object#heavy 3) light_total=$(field base.tsv Object#light 3)
+# (the profile's total is its self_ms over its self_pct; the summary's
+# total_ms is the run's wall time)
+heavy_ms=$(awk -v t="$heavy_total" -v s="$heavy" -v ms="$(field base.tsv Object#heavy 4)" \
+    'BEGIN { printf "%.1f", t * ms / s }')
 # 600 and 200 ms of some 850 ms in all (with the boot): three to one
-awk -v h="$heavy" -v l="$light" 'BEGIN { exit !(h > 50 && h < 80 && l > 15 && l < 28 && h / l > 2.6 && h / l < 3.4) }' \
-    || fail "shares: heavy $heavy%, light $light%, burnt 600 and 200 ms: $(cat base.tsv)"
-awk -v ms="$heavy_ms" 'BEGIN { exit !(ms > 540 && ms < 660) }' || fail "heavy self_ms $heavy_ms, burnt 600"
+awk -v h="$heavy_total" -v l="$light_total" 'BEGIN { exit !(h > 50 && h < 80 && l > 15 && l < 28 && h / l > 2.6 && h / l < 3.4) }' \
+    || fail "shares: heavy $heavy_total%, light $light_total%, burnt 600 and 200 ms: $(cat base.tsv)"
+awk -v h="$heavy" -v l="$light" 'BEGIN { exit !(h > 40 && h <= 80 && l > 10 && l <= 28) }' \
+    || fail "self shares: heavy $heavy%, light $light%: $(cat base.tsv)"
+awk -v ms="$heavy_ms" 'BEGIN { exit !(ms > 540 && ms < 660) }' || fail "heavy's total $heavy_ms ms, burnt 600: $(cat base.tsv)"
 tail -1 base.tsv | grep -q "$(printf '^# summary\ttotal_ms=[0-9.]*\tcpu_ms=[0-9.]*\tallocated_objects=[0-9]*\tgc_count_minor=[0-9]*\tgc_count_major=[0-9]*$')" \
     || fail "summary line: $(tail -1 base.tsv)"
 "$ANALYZE" report --format table --top 1 base >top1.tsv || fail "report --format table --top 1"
@@ -102,4 +112,4 @@ cmp -s api_diff.json cmd_diff.json || fail "Rperf::Table.diff_json differs from 
 grep -q "report: --format is text, table or table-json, got 'tsv'" err.txt || fail "report: $(cat err.txt)"
 "$RPERF" diff --format tsv base.json.gz head.json.gz >/dev/null 2>err.txt && fail "rperf diff --format tsv was taken"
 grep -q "invalid argument: --format tsv" err.txt || fail "rperf diff: $(cat err.txt)"
-note "heavy $heavy% ($heavy_ms ms), light $light%; diff: heavy $dh, light $dl points"
+note "heavy self $heavy%, total $heavy_total% ($heavy_ms ms of 600 burnt), light self $light%; diff: heavy $dh, light $dl points"

@@ -37,7 +37,7 @@ static void burn_a_little(void)
 static void *read_once(void *unused)
 {
     (void)unused;
-    rp_tick_cpu_read();
+    rp_tick_cpu_read(1);
     return NULL;
 }
 
@@ -71,8 +71,9 @@ static void test_the_holder_takes_the_ticks_reading(void **state)
     burn_a_little();
     int64_t before = own_cpu_ns();
     tick_from_another_thread();
-    int64_t after = own_cpu_ns(), taken = -1;
-    assert_true(rp_tick_cpu_take(&c, 3, &taken));
+    int64_t after = own_cpu_ns(), taken = -1, at = 0;
+    assert_true(rp_tick_cpu_take(&c, 3, &taken, &at));
+    assert_int_equal(at, 1); /* the tick's time, as the ticker gave it */
     assert_true(taken >= before && taken <= after);
     assert_true(taken > 0);
 }
@@ -81,10 +82,10 @@ static void test_nothing_before_a_tick_or_a_holder(void **state)
 {
     (void)state;
     rp_thread_cpu c = this_thread();
-    int64_t taken;
-    assert_false(rp_tick_cpu_take(&c, 3, &taken)); /* no tick yet */
+    int64_t taken, at;
+    assert_false(rp_tick_cpu_take(&c, 3, &taken, &at)); /* no tick yet */
     tick_from_another_thread();
-    assert_false(rp_tick_cpu_take(&c, 3, &taken)); /* a tick, nobody said they hold the GVL */
+    assert_false(rp_tick_cpu_take(&c, 3, &taken, &at)); /* a tick, nobody said they hold the GVL */
 }
 
 static void test_another_thread_number_takes_nothing(void **state)
@@ -93,11 +94,11 @@ static void test_another_thread_number_takes_nothing(void **state)
     rp_thread_cpu c = this_thread();
     rp_tick_cpu_holder(&c, 3);
     tick_from_another_thread();
-    int64_t taken;
+    int64_t taken, at;
     /* the same native clock under another Ruby thread's number: a thread
      * id the OS gave again */
-    assert_false(rp_tick_cpu_take(&c, 4, &taken));
-    assert_true(rp_tick_cpu_take(&c, 3, &taken));
+    assert_false(rp_tick_cpu_take(&c, 4, &taken, &at));
+    assert_true(rp_tick_cpu_take(&c, 3, &taken, &at));
 }
 
 static void test_only_the_latest_ticks_holder(void **state)
@@ -110,8 +111,8 @@ static void test_only_the_latest_ticks_holder(void **state)
     tick_from_another_thread();
     rp_tick_cpu_holder(&other, 5); /* the GVL moved on */
     tick_from_another_thread();
-    int64_t taken;
-    assert_false(rp_tick_cpu_take(&c, 3, &taken));
+    int64_t taken, at;
+    assert_false(rp_tick_cpu_take(&c, 3, &taken, &at));
 }
 
 static void test_mn_threads_take_nothing(void **state)
@@ -121,8 +122,8 @@ static void test_mn_threads_take_nothing(void **state)
     c.has_native_clock = false; /* M:N: the native clock is several threads' */
     rp_tick_cpu_holder(&c, 3);
     tick_from_another_thread();
-    int64_t taken;
-    assert_false(rp_tick_cpu_take(&c, 3, &taken));
+    int64_t taken, at;
+    assert_false(rp_tick_cpu_take(&c, 3, &taken, &at));
 }
 
 static void test_forgotten_after_fork(void **state)
@@ -132,10 +133,10 @@ static void test_forgotten_after_fork(void **state)
     rp_tick_cpu_holder(&c, 3);
     tick_from_another_thread();
     rp_tick_cpu_forget();
-    int64_t taken;
-    assert_false(rp_tick_cpu_take(&c, 3, &taken));
+    int64_t taken, at;
+    assert_false(rp_tick_cpu_take(&c, 3, &taken, &at));
     tick_from_another_thread();
-    assert_false(rp_tick_cpu_take(&c, 3, &taken)); /* nobody holds it in the child yet */
+    assert_false(rp_tick_cpu_take(&c, 3, &taken, &at)); /* nobody holds it in the child yet */
 }
 
 static atomic_bool stop_ticking;
@@ -144,7 +145,7 @@ static void *tick_until_stopped(void *unused)
 {
     (void)unused;
     while (!atomic_load(&stop_ticking))
-        rp_tick_cpu_read();
+        rp_tick_cpu_read(1);
     return NULL;
 }
 
@@ -161,8 +162,8 @@ static void test_race_with_the_ticker(void **state)
     assert_int_equal(pthread_create(&th, NULL, tick_until_stopped, NULL), 0);
     int takes = 0;
     for (int i = 0; i < 200000; i++) {
-        int64_t taken, after;
-        if (rp_tick_cpu_take(&c, 3, &taken)) {
+        int64_t taken, at, after;
+        if (rp_tick_cpu_take(&c, 3, &taken, &at)) {
             after = own_cpu_ns();
             assert_true(taken <= after);
             assert_true(taken >= last); /* the ticker's readings only grow */
