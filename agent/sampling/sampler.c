@@ -108,8 +108,7 @@ static void keep_last_stack(rp_thread *t)
     memcpy(t->last_frames, frames, depth * sizeof(*frames));
     if (lines)
         memcpy(t->last_lines, lines, depth * sizeof(*lines));
-    else
-        memset(t->last_lines, 0, depth * sizeof(*lines));
+    t->last_has_lines = lines != NULL;
     t->last_depth = depth;
 }
 
@@ -137,7 +136,8 @@ void rp_sampler_charge_tail(void)
             !rp_sampler_charge(t, (rp_rec_id)i, &now, &charge))
             continue;
         count_outcome(&charge, 1, rp_sample_buf_append(t->thread_seq, t->label_set, t->last_frames,
-                                                       t->last_lines, t->last_depth, &charge, now.wall_ns));
+                                                       t->last_has_lines ? t->last_lines : NULL, t->last_depth,
+                                                       &charge, now.wall_ns));
     }
 }
 

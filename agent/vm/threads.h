@@ -51,6 +51,7 @@ typedef struct rp_thread {
     uint32_t *last_frames;
     int *last_lines;
     uint32_t last_depth; /* 0: none in this generation */
+    bool last_has_lines; /* last_lines holds its lines (RPERF_LINES) */
     VALUE thread;         /* the Ruby Thread (not marked: only compared) */
     struct rp_thread *next_free;
     struct rp_thread *next_record; /* every record ever allocated */
