@@ -202,7 +202,11 @@ static void on_thread_event(rb_event_flag_t event, const rb_internal_thread_even
     if (main_ractor < 0)
         main_ractor = in_main_ractor();
     if (!main_ractor) {
+        bool first = !atomic_load(&rp_ractors_others_ran);
         rp_ractors_resumed(data->thread); /* another Ractor's: only its time */
+        if (first) /* a tick aimed at the GVL holder before it saw the flag
+                    * ends before this Ractor runs (gvl_holder.c) */
+            rp_gvl_holder_gc_barrier();
         return;
     }
     if (resumed) {

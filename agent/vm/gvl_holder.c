@@ -26,7 +26,7 @@
  * another Ractor has run (and could run a GC that frees a main-Ractor
  * fiber without that barrier), ticks are no longer aimed at the holder and
  * go through rb_postponed_job_trigger alone; the first thread of another
- * Ractor passes the barrier once as it sets that flag (ractors.c), so a
+ * Ractor passes the barrier once after it set that flag (gvl_gc.c), so a
  * tick already inside has ended before that Ractor runs any code. Ruby
  * 4.0 calls GC hooks for every Ractor's GC.
  */

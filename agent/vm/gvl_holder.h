@@ -57,7 +57,7 @@ bool rp_gvl_holder_none(void);
 void rp_gvl_holder_exited(VALUE thread);
 /* GC_ENTER event hook (GVL held): GC may free fibers, whose execution
  * contexts the worker may be about to write to; waits until it is not.
- * Also the first RESUMED of another Ractor's thread (ractors.c), on 3.4,
+ * Also the first RESUMED of another Ractor's thread (gvl_gc.c), on 3.4,
  * whose GCs pass no GC_ENTER hook of the agent's. */
 void rp_gvl_holder_gc_barrier(void);
 

@@ -13,7 +13,6 @@
 
 #include "../../common/clock.h"
 #include "../base/ruby_layout.h"
-#include "gvl_holder.h"
 
 /* Ruby 3.4's ractor_core.h (and ruby_layout.h), checked by layout_holds(). */
 enum {
@@ -264,12 +263,8 @@ int rp_ractors_is_main(VALUE thread)
 
 void rp_ractors_resumed(VALUE thread)
 {
-    if (!atomic_load_explicit(&rp_ractors_others_ran, memory_order_relaxed)) {
+    if (!atomic_load_explicit(&rp_ractors_others_ran, memory_order_relaxed))
         atomic_store(&rp_ractors_others_ran, true);
-        /* a tick aimed at the GVL holder before it saw the flag ends
-         * before this Ractor runs (gvl_holder.c, memory safety) */
-        rp_gvl_holder_gc_barrier();
-    }
     int row = row_of(ractor_key(thread), thread);
     stretch *st = row < 0 ? NULL : claim_stretch();
     if (!st) {
