@@ -185,9 +185,7 @@ int main(void)
         cmocka_unit_test_setup(test_only_the_latest_ticks_holder, setup),
         cmocka_unit_test_setup(test_mn_threads_take_nothing, setup),
         cmocka_unit_test_setup(test_forgotten_after_fork, setup),
-#ifndef RP_TEST_UNDER_EMULATION
         cmocka_unit_test_setup(test_race_with_the_ticker, setup),
-#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
