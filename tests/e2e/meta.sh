@@ -13,9 +13,17 @@ export GIT_CEILING_DIRECTORIES="$PWD" # the repositories below are the only ones
 unset GITHUB_SHA GITHUB_HEAD_REF GITHUB_REF_NAME
 
 mkdir repo
+# hot's time is its own (self): its loop reads the CPU clock once per
+# 20,000 turns (burn_cpu's reads it every turn, and on a loaded machine
+# its samples can all fall in Process.clock_gettime).
 cat >repo/hot.rb <<'RUBY'
-require "cpu_burn"
-def hot = burn_cpu(0.3)
+def hot
+  stop = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) + 0.3
+  while Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) < stop
+    i = 0
+    i += 1 while i < 20_000
+  end
+end
 hot
 RUBY
 git -C repo init -q -b trunk
@@ -39,9 +47,9 @@ zcat clean.json.gz >clean.json
   abort "created_at #{m["created_at"]}" unless m["created_at"] =~ /\A\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\z/
   abort "meta #{m}" unless m["format_version"] == 1 && m["mode"] == "cpu" && m["ruby_version"] == RUBY_VERSION
   top = s["top_methods"].first
-  abort "summary top #{top}" unless top["name"] == "Object#burn_cpu" || top["name"] == "Process.clock_gettime"
-  burn = s["top_methods"].find { _1["name"] == "Object#burn_cpu" } # methods with self time
-  abort "Object#burn_cpu not in the summary: #{s["top_methods"]}" unless burn && burn["total_pct"] > 50
+  abort "summary top #{top}" unless top["name"] == "Object#hot"
+  hot = s["top_methods"].find { _1["name"] == "Object#hot" } # methods with self time
+  abort "Object#hot not in the summary: #{s["top_methods"]}" unless hot && hot["total_pct"] > 50
   abort "summary #{s.keys}" unless (%w[total_ms cpu_ms samples top_methods] - s.keys).empty?
   abort "samples #{s["samples"]}" unless s["samples"] == doc["sampling_count"]
 ' "$sha" "$(hostname)" || fail "meta and summary of a clean tree"
@@ -54,7 +62,7 @@ RPERF_ENABLED=0 LD_PRELOAD="$PRELOAD" "$RUBY" -e '
   m = Rperf.read_meta("dirty.json.gz")
   abort "read_meta: #{m.inspect}" unless m && m[:meta][:git][:dirty] == true && m[:meta][:git][:sha] == ARGV[0]
   abort "no labels were given: #{m[:meta]}" if m[:meta].key?(:labels)
-  abort "summary: #{m[:summary]}" unless m[:summary][:top_methods].any? { _1[:name] == "Object#burn_cpu" }
+  abort "summary: #{m[:summary]}" unless m[:summary][:top_methods].any? { _1[:name] == "Object#hot" }
   File.write("old.json", %({"rperf_version":"0.9.0","mode":"cpu","aggregated_samples":[]}))
   abort "a file without meta: #{Rperf.read_meta("old.json").inspect}" unless Rperf.read_meta("old.json").nil?
   abort "no such file" unless Rperf.read_meta("nothing.json.gz").nil?
@@ -87,7 +95,7 @@ f=$(only_profile bad)
 zcat "$f" >bad.json
 ! grep -q '"labels":' bad.json || fail "bad labels written: $(head -c 400 bad.json)"
 "$ANALYZE" report "$f" >bad_report.txt || fail "report of the profile with bad labels"
-grep -q "Object#burn_cpu" bad_report.txt || fail "the program was not profiled with a bad RPERF_META_LABELS: $(cat bad_report.txt)"
+grep -q "Object#hot" bad_report.txt || fail "the program was not profiled with a bad RPERF_META_LABELS: $(cat bad_report.txt)"
 # Rperf::Meta, the gem 0.11's module: the same commit, names, and summary
 # as the files carry; the gem's names of the GC and memory figures
 (cd repo && RPERF_ENABLED=0 LD_PRELOAD="$PRELOAD" "$RUBY" -e '
