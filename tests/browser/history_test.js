@@ -72,7 +72,14 @@ run(async () => {
     // "Compare with" select.
     const oldestId = await page.evaluate((sha) => rperfHistory.snapshots().find((s) => s.sha === sha).id, truth[0].sha);
     await page.select('#base', String(oldestId));
-    await page.waitForFunction(() => document.getElementById('view').getAttribute('src').startsWith('diff/'));
+    // the frame's own document the diff's, drawn (its src changes first,
+    // while the snapshot's page, ready too, is still shown)
+    await page.waitForFunction(() => {
+      const view = document.getElementById('view');
+      const doc = view.contentDocument;
+      return view.getAttribute('src').startsWith('diff/') && doc && doc.location.pathname.includes('/diff/') &&
+        doc.body && doc.body.dataset.ready === 'true';
+    }, { timeout: 30000 });
     f = await frame();
     const all = await f.evaluate(() => rperfViewer.boxes());
     const root = all.find((b) => b.stack.length === 0);
