@@ -134,8 +134,11 @@ terminate() {
     local pid=$1 limit=$2 i
     kill -TERM "$pid"
     for i in $(seq $((limit * 10))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    ! kill -0 "$pid" 2>/dev/null ||
+    if kill -0 "$pid" 2>/dev/null; then
+        # where each of its threads waits, for the one who reads the failure
+        { command -v gdb >/dev/null && timeout 20 gdb -p "$pid" -batch -ex 'thread apply all bt 12' >&2 2>&1; } || true
         fail "$3 did not stop within $limit s of SIGTERM: $(ps -o pid,stat,wchan:20,args --ppid "$pid" -p "$pid" | tr '\n' '|')"
+    fi
     wait "$pid" 2>/dev/null || true
 }
 
