@@ -402,6 +402,26 @@ static size_t collect_retained(const follow_list *l, rp_rec_id id, rp_retained *
     return kept;
 }
 
+static void renumber_followed(follow_list *l, rp_rec_id id, rp_stack_fn *fn)
+{
+    uint8_t bit = (uint8_t)(1u << id);
+    for (size_t i = 0; i < l->count; i++)
+        if (l->items[i].recordings & bit)
+            l->items[i].stack[id] = fn(l->items[i].stack[id]);
+}
+
+static void followed_stacks(rp_rec_id id, rp_stack_fn *fn)
+{
+    renumber_followed(&young, id, fn);
+    renumber_followed(&old, id, fn);
+}
+
+void rp_allocs_let_go_of_stacks(void)
+{
+    for (int r = 0; r < RP_RECORDINGS; r++)
+        rp_aggregator_compact_alloc_stacks((rp_rec_id)r, followed_stacks); /* out of memory: kept as they are */
+}
+
 size_t rp_allocs_retained(rp_rec_id id, rp_retained **out)
 {
     *out = NULL;

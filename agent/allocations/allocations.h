@@ -104,6 +104,12 @@ void rp_allocs_footprint(size_t *followed, size_t *peak, size_t *bytes);
  * to the new store. */
 void rp_allocs_carry_labels(void);
 
+/* GVL held, between rp_aggregator_hold and release, in a compaction
+ * (compaction.h): each recording's allocation tables let go of the stacks
+ * no followed object and no sample of theirs holds any more — the stacks
+ * of objects that have died, and with them the names of their frames. */
+void rp_allocs_let_go_of_stacks(void);
+
 /* Fork child: nothing followed (the parent's objects are not this
  * process's allocations), countdowns afresh. */
 void rp_allocs_after_fork(void);

@@ -96,7 +96,7 @@ void rp_agent_session_close(void)
     rp_recording_close(RP_REC_SESSION);
     rp_aggregator_clear(RP_REC_SESSION);
     rp_allocs_forget(RP_REC_SESSION);
-    rp_compact_labels_if_grown();
+    rp_compact_stores_if_grown();
     rp_whole_stop_machinery_if_idle();
 }
 
@@ -179,6 +179,7 @@ int rp_agent_take_session_part(rp_profile *p)
         session_parts++;
         rp_aggregator_empty(RP_REC_SESSION);
         rp_allocs_restart_count(RP_REC_SESSION);
+        rp_compact_stores();
         rp_window_begin_part(&session_start);
         session_start.profile = ++session_serial; /* windows of it restart here */
     }

@@ -131,7 +131,7 @@ static void write_part(void *unused)
     rb_protect(build_part, (VALUE)pt, &raised);
     rp_aggregator_empty(RP_REC_WHOLE);
     rp_allocs_restart_count(RP_REC_WHOLE);
-    rp_compact_labels();
+    rp_compact_stores();
     rp_window_begin_part(&agent.whole);
     agent.whole.profile = ++agent.profile_serial; /* windows of the Rperf API restart here too */
     rp_aggregator_release();

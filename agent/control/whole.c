@@ -345,7 +345,7 @@ void rp_whole_end_whole_profile(bool at_end)
     rp_aggregator_clear(RP_REC_WHOLE);
     rp_allocs_forget(RP_REC_WHOLE);
     if (!at_end)
-        rp_compact_labels_if_grown();
+        rp_compact_stores_if_grown();
     wrote = wrote && save_last(&req, &profile, path, sizeof(path));
     snprintf(agent.last_written, sizeof(agent.last_written), "%s", wrote ? path : "");
     if (agent.cfg.verbose)

@@ -580,6 +580,25 @@ void rp_spans_carry_labels(void)
     each_open(carry_open);
 }
 
+/* The compaction's renumbering function (one at a time: the GVL). */
+static rp_frame_name_fn *renumbering;
+
+static void renumber_open(rp_thread *t, struct rp_thread_spans *ts, struct rp_open_span *o)
+{
+    (void)t, (void)ts;
+    for (int i = 0; i < o->block_depth && i < 2; i++)
+        o->block_frames[i] = renumbering(o->block_frames[i]);
+    for (size_t i = 0; i < o->frame_count; i++)
+        o->frames[i] = renumbering(o->frames[i]);
+}
+
+void rp_spans_renumber_frame_names(rp_frame_name_fn *fn)
+{
+    renumbering = fn;
+    each_open(renumber_open);
+    renumbering = NULL;
+}
+
 /* gc_watch.h watcher — inside GC, at the end of a marking, before the
  * sweep: a request whose fiber the marking did not reach (the program
  * dropped it inside the block) lets go of it, so that no new fiber taking

@@ -38,6 +38,7 @@
 
 #include "../../profile/profile.h"
 #include "../base/recording.h"
+#include "../sampling/frame_names.h"
 #include "../vm/threads.h"
 
 #define RP_SPAN_NAME_MAX 256
@@ -89,6 +90,11 @@ void rp_spans_spill_open(void);
  * requests keep (their fiber's while suspended, their held samples') move
  * to the new store. */
 void rp_spans_carry_labels(void);
+
+/* GVL held, in a compaction of the frame names (frame_names.h): the names
+ * open requests hold (where they blocked longest, their held samples'
+ * stacks), renumbered. */
+void rp_spans_renumber_frame_names(rp_frame_name_fn *fn);
 
 /* GVL held, at the end of the process: the requests still open end now
  * (no status): a thread stuck in one, a fiber abandoned inside one. At a

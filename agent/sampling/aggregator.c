@@ -16,6 +16,7 @@
 #include "../../common/idxset.h"
 #include "../../common/vec.h"
 #include "frame_capture.h"
+#include "frame_names.h"
 #include "labels.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -62,8 +63,7 @@ static size_t fill_point(size_t max_stacks)
     return max_stacks - max_stacks / 8;
 }
 
-/* `lock` held: empty tables of the given kind. */
-static void reset_set(table_set *ts, bool aggregate, size_t max_stacks, uint32_t capped_name)
+static void free_set(table_set *ts)
 {
     free(ts->t.frames);
     free(ts->t.lines);
@@ -71,6 +71,12 @@ static void reset_set(table_set *ts, bool aggregate, size_t max_stacks, uint32_t
     rp_stack_table_free(&ts->t.stacks);
     rp_sample_table_free(&ts->t.samples);
     memset(ts, 0, sizeof(*ts));
+}
+
+/* `lock` held: empty tables of the given kind. */
+static void reset_set(table_set *ts, bool aggregate, size_t max_stacks, uint32_t capped_name)
+{
+    free_set(ts);
     ts->stack_cap = max_stacks;
     ts->fill_at = fill_point(max_stacks);
     ts->capped_name = capped_name;
@@ -368,6 +374,114 @@ void rp_aggregator_carry_labels(rp_rec_id id)
     }
     rp_sample_table_free(old);
     *old = carried;
+}
+
+/* --- compactions (GVL held, between rp_aggregator_hold and release) ----- */
+
+static void rebuild_frame_index(table_set *ts)
+{
+    rp_idxset_empty(&ts->frame_index);
+    /* as many entries as the index held before: it does not grow, and
+     * cannot fail */
+    for (size_t i = 0; i < ts->t.frame_count; i++)
+        rp_idxset_insert(&ts->frame_index, frame_hash(ts->t.frames[i], ts->t.lines[i]), (uint32_t)i);
+}
+
+static void renumber_set(table_set *ts, rp_frame_name_fn *fn)
+{
+    for (size_t i = 0; i < ts->t.frame_count; i++)
+        ts->t.frames[i] = fn(ts->t.frames[i]);
+    ts->capped_name = fn(ts->capped_name);
+    memset(ts->last, 0, sizeof(ts->last));
+    ts->next_last = 0;
+    rebuild_frame_index(ts);
+}
+
+void rp_aggregator_renumber_frame_names(rp_frame_name_fn *fn)
+{
+    for (int r = 0; r < RP_RECORDINGS; r++) {
+        renumber_set(&sets[r], fn);
+        renumber_set(&alloc_sets[r], fn);
+    }
+}
+
+/* The stacks in use during one rp_aggregator_compact_alloc_stacks, and
+ * their new numbers. */
+static bool *stack_kept;
+static uint32_t *stack_moved;
+static size_t stacks_before;
+
+static uint32_t keep_stack(uint32_t stack)
+{
+    if (stack < stacks_before)
+        stack_kept[stack] = true;
+    return stack;
+}
+
+static uint32_t move_stack(uint32_t stack)
+{
+    return stack < stacks_before ? stack_moved[stack] : stack;
+}
+
+/* The kept stacks of `old`, their frames and its samples into `fresh`
+ * (empty tables of the same kind). Returns 0 or -1 (out of memory). */
+static int copy_kept_stacks(const table_set *old, table_set *fresh)
+{
+    for (size_t s = 0; s < stacks_before; s++) {
+        stack_moved[s] = RP_IDX_NONE;
+        if (!stack_kept[s])
+            continue;
+        uint32_t depth, ids[RP_STACK_MAX];
+        const uint32_t *frames = rp_stack_table_get(&old->t.stacks, (uint32_t)s, &depth);
+        for (uint32_t d = 0; d < depth; d++)
+            if ((ids[d] = frame_id(fresh, old->t.frames[frames[d]], old->t.lines[frames[d]])) == RP_IDX_NONE)
+                return -1;
+        if ((stack_moved[s] = rp_stack_table_intern(&fresh->t.stacks, ids, depth)) == RP_IDX_NONE)
+            return -1;
+    }
+    const rp_sample_table *samples = &old->t.samples;
+    for (size_t i = 0; i < samples->count; i++) {
+        const rp_sample *x = &samples->samples[i];
+        if (rp_sample_table_add_at(&fresh->t.samples, stack_moved[x->stack], x->thread_seq, x->label_set,
+                                   x->weight, rp_sample_time(samples, i)) != RP_SAMPLE_OK)
+            return -1;
+    }
+    return 0;
+}
+
+int rp_aggregator_compact_alloc_stacks(rp_rec_id id, void (*holders)(rp_rec_id id, rp_stack_fn *fn))
+{
+    table_set *ts = &alloc_sets[id];
+    stacks_before = ts->t.stacks.count;
+    if (stacks_before == 0)
+        return 0;
+    stack_kept = calloc(stacks_before, sizeof(*stack_kept));
+    stack_moved = malloc(stacks_before * sizeof(*stack_moved));
+    table_set fresh = {0};
+    int rc = -1;
+    if (stack_kept && stack_moved) {
+        for (size_t i = 0; i < ts->t.samples.count; i++)
+            keep_stack(ts->t.samples.samples[i].stack);
+        holders(id, keep_stack);
+        reset_set(&fresh, ts->t.samples.aggregate, ts->stack_cap, ts->capped_name);
+        rc = copy_kept_stacks(ts, &fresh);
+    }
+    if (rc == 0) {
+        holders(id, move_stack);
+        fresh.t.dropped = ts->t.dropped;
+        fresh.t.capped = ts->t.capped;
+        fresh.t.capped_weight = ts->t.capped_weight;
+        free_set(ts);
+        *ts = fresh;
+    } else {
+        free_set(&fresh);
+    }
+    free(stack_kept);
+    free(stack_moved);
+    stack_kept = NULL;
+    stack_moved = NULL;
+    stacks_before = 0;
+    return rc;
 }
 
 void rp_aggregator_before_fork(void)

@@ -18,6 +18,7 @@
 #include "../../common/stack_table.h"
 #include "../base/recording.h"
 #include "../base/ruby_api.h"
+#include "frame_names.h"
 #include "sample_buf.h"
 
 typedef struct rp_aggregate {
@@ -109,6 +110,20 @@ void rp_aggregator_empty(rp_rec_id id);
  * (labels.h): the label sets of recording `id`'s samples move to the new
  * store. A sample there is no memory to carry is counted as dropped. */
 void rp_aggregator_carry_labels(rp_rec_id id);
+
+/* GVL held, between rp_aggregator_hold and release, in a compaction of
+ * the frame names (frame_names.h): every table's names, renumbered. */
+void rp_aggregator_renumber_frame_names(rp_frame_name_fn *fn);
+
+/* The same, before it: recording `id`'s allocation tables keep only the
+ * stacks still in use — those of its allocation samples, and those that
+ * `holders` (allocations.c: the objects followed) holds — with their
+ * frames, renumbered: a part lets go of the allocation stacks of objects
+ * that have died. `holders` is called as frame_names.h's is: each time it
+ * puts in place of every stack id it holds what `fn` returns. Returns 0,
+ * or -1 when out of memory (nothing changed). */
+typedef uint32_t rp_stack_fn(uint32_t stack);
+int rp_aggregator_compact_alloc_stacks(rp_rec_id id, void (*holders)(rp_rec_id id, rp_stack_fn *fn));
 
 /* fork(): the forking thread (GVL held) takes the lock before fork so that
  * the worker is never in the middle of a fold — and of malloc — when the

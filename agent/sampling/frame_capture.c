@@ -246,3 +246,13 @@ uint32_t rp_frame_capture_capped(void)
     }
     return capped_name;
 }
+
+void rp_frame_capture_renumber(rp_frame_name_fn *fn)
+{
+    /* Forgotten rather than renumbered: an entry of a frame the program
+     * has dropped would keep its name held (8,192 of them could hold the
+     * names' whole bound); the frames still run are named again once. */
+    memset(cache, 0, sizeof(cache));
+    memo.depth = 0;
+    capped_name = fn(capped_name);
+}

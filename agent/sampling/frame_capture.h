@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "../base/ruby_api.h"
+#include "frame_names.h"
 
 /* The current thread's stack: at most `limit` frames from `start`, as
  * name ids leaf first into names[], with their lines into lines[] when it
@@ -36,6 +37,10 @@ int rp_frame_capture(int start, int limit, uint32_t *names, int *lines);
  * (aggregator.h), and its name. */
 #define RP_CAPPED_FRAME_NAME "[truncated: too many stacks]"
 uint32_t rp_frame_capture_capped(void);
+
+/* GVL held, in a compaction of the frame names (frame_names.h): the
+ * cache and the memo start afresh; the capped frame's name is renumbered. */
+void rp_frame_capture_renumber(rp_frame_name_fn *fn);
 
 /* How many frames were captured, and how many of them named anew (in
  * neither the memo nor the cache: the names read from Ruby), since

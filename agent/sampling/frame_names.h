@@ -9,10 +9,12 @@
  * block, a class body or an eval'd string the program drops is freed as
  * without the agent, and its samples keep its name (frame_capture.h turns
  * the objects into names as they are captured). Bounded in count and in
- * bytes: past RP_FRAME_NAMES_MAX names, or once their text holds
- * RP_FRAME_NAMES_BYTES (a program that evals code under long distinct
- * file names), further new names share one "[other frames]" name, and the
- * agent says so once.
+ * bytes: past RP_FRAME_NAMES_MAX names, or where a new name's text would
+ * take theirs past RP_FRAME_NAMES_BYTES (a program that evals code under
+ * long distinct file names), new names share one "[other frames]" name,
+ * and the agent says so once. At parts, and as recordings end, the store lets go
+ * of the names nothing holds any more (rp_frame_names_compact): the names
+ * of code the program has dropped stop counting against the bound.
  *
  * Context: every function runs on a Ruby thread holding the GVL (capture
  * contexts, the writer), which is what serialises them. No Ruby call.
@@ -41,6 +43,17 @@ uint32_t rp_frame_names_intern(const rp_named_frame *name);
 
 /* The name with id `id`; its strings stay valid until the next intern. */
 rp_named_frame rp_frame_names_get(uint32_t id);
+
+/* A compaction: the store keeps only the names still held, renumbered.
+ * `holders` is called twice; each time it calls `fn` on every name id
+ * that anything of the agent holds (tables, buffers, requests' samples,
+ * threads' last stacks, caches) and puts the id `fn` returns in its
+ * place: the first time to note which names are held (the id comes back
+ * unchanged), the second to renumber them. Returns 0, or -1 when out of
+ * memory — nothing has changed then and the second call is not made.
+ * RP_IDX_NONE passes through unchanged. */
+typedef uint32_t rp_frame_name_fn(uint32_t id);
+int rp_frame_names_compact(void (*holders)(rp_frame_name_fn *fn));
 
 /* How many names are held, and the memory they take (bytes). */
 void rp_frame_names_footprint(size_t *count, size_t *bytes);

@@ -139,6 +139,19 @@ void rp_sampler_charge_tail(void)
                                                        t->last_has_lines ? t->last_lines : NULL, t->last_depth,
                                                        &charge, now.wall_ns));
     }
+    t->last_depth = 0; /* charged: its names need not be held */
+}
+
+static void renumber_last_stack(rp_thread *t, void *arg)
+{
+    rp_frame_name_fn **fn = arg;
+    for (uint32_t d = 0; d < t->last_depth; d++)
+        t->last_frames[d] = (*fn)(t->last_frames[d]);
+}
+
+void rp_sampler_renumber_frame_names(rp_frame_name_fn *fn)
+{
+    rp_threads_each(renumber_last_stack, &fn);
 }
 
 /* The most of one capture's time a cpu-mode clock skips. The capture

@@ -14,6 +14,7 @@
 
 #include "../../profile/profile.h"
 #include "../base/recording.h"
+#include "frame_names.h"
 
 /* Main thread, GVL held: registers the postponed job (once per process).
  * Returns 0 or -1 (already logged). */
@@ -108,6 +109,10 @@ void rp_sampler_record(struct rp_thread *t, const struct rp_charge *charges, int
  * thread): the CPU of four short threads came out 24% short under three
  * busy loops, and a program's last 50 ms of work once kept 6 ms. */
 void rp_sampler_charge_tail(void);
+
+/* GVL held, in a compaction of the frame names (frame_names.h): the
+ * threads' last stacks, renumbered. */
+void rp_sampler_renumber_frame_names(rp_frame_name_fn *fn);
 
 /* GVL held, after a capture the agent made on thread `t` since the clock
  * reading `since` (its charges'): that time counts as sampling time of

@@ -100,7 +100,7 @@ puts File.read("/proc/self/status")[/VmRSS:\s*(\d+)/, 1]
 RUBY
 plain_kb=$("$RUBY" long_paths.rb)
 agent_kb=$(RPERF_ALLOC=1 profiled long-paths "$RUBY" long_paths.rb 2>long_paths.err)
-[ "$(grep -c "^rperf: frame names: the bound is reached (.*32 MB of text)" long_paths.err)" = 1 ] ||
+[ "$(grep -c "^rperf: frame names: the bound is reached (.* of 32 MB of text)" long_paths.err)" = 1 ] ||
     fail "the byte bound of frame names was not said once: $(cat long_paths.err)"
 [ $(( agent_kb - plain_kb )) -le $(( 80 * 1024 )) ] ||
     fail "50,000 evals under 4 KB names: ${agent_kb} KB resident with the agent, ${plain_kb} KB without"

@@ -3,7 +3,9 @@
  * byte for byte (embedded NULs too), a different first line is a different
  * name, and the bounds: past RP_FRAME_NAMES_MAX names, or once their text
  * holds RP_FRAME_NAMES_BYTES, every new one gets the shared "[other
- * frames]" name while the known ones keep theirs.
+ * frames]" name while the known ones keep theirs; a compaction keeps the
+ * names still held, renumbered and read back the same, lets the others
+ * go, and so makes room under the bound again.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -123,6 +125,97 @@ static void test_byte_bound(void **state)
     assert_true(bytes < 3 * RP_FRAME_NAMES_BYTES); /* the text, its room to grow (doubling) and the index */
 }
 
+/* A holder of names for the compaction tests: ids it renumbers in place,
+ * and how many times it was visited. */
+static uint32_t held[8];
+static size_t held_count;
+static int visits;
+
+static void holders(rp_frame_name_fn *fn)
+{
+    visits++;
+    for (size_t i = 0; i < held_count; i++)
+        held[i] = fn(held[i]);
+}
+
+static void assert_named(uint32_t id, const char *path, const char *label, uint32_t first_line)
+{
+    rp_named_frame n = rp_frame_names_get(id);
+    assert_int_equal(n.path_len, strlen(path));
+    assert_memory_equal(n.path, path, n.path_len);
+    assert_int_equal(n.label_len, strlen(label));
+    assert_memory_equal(n.label, label, n.label_len);
+    assert_int_equal(n.first_line, first_line);
+}
+
+static void test_compaction_keeps_what_is_held(void **state)
+{
+    (void)state;
+    char label[32];
+    for (uint32_t i = 0; i < 1000; i++) {
+        snprintf(label, sizeof(label), "dropped%u", i);
+        rp_named_frame n = named("eval.rb", label, i);
+        rp_frame_names_intern(&n);
+    }
+    rp_named_frame a = named("app.rb", "Foo#bar", 12), b = named("lib.rb", "Baz.qux", 3);
+    held[0] = rp_frame_names_intern(&a);
+    held[1] = rp_frame_names_intern(&b);
+    held[2] = RP_IDX_NONE;
+    held[3] = held[0];
+    held_count = 4;
+    visits = 0;
+    assert_int_equal(rp_frame_names_compact(holders), 0);
+    assert_int_equal(visits, 2);
+    size_t count, bytes;
+    rp_frame_names_footprint(&count, &bytes);
+    assert_int_equal(count, 2);
+    assert_named(held[0], "app.rb", "Foo#bar", 12);
+    assert_named(held[1], "lib.rb", "Baz.qux", 3);
+    assert_int_equal(held[2], RP_IDX_NONE);
+    assert_int_equal(held[3], held[0]);
+    /* the store goes on from there: known names found, new ones added */
+    assert_int_equal(rp_frame_names_intern(&a), held[0]);
+    rp_named_frame c = named("new.rb", "fresh", 1);
+    uint32_t ic = rp_frame_names_intern(&c);
+    assert_true(ic != held[0] && ic != held[1]);
+    assert_named(ic, "new.rb", "fresh", 1);
+}
+
+/* At the byte bound, new names are "[other frames]"; once the names held
+ * are let go, new names get their own again, and "[other frames]" keeps
+ * its meaning where it is still held. */
+static void test_compaction_makes_room(void **state)
+{
+    (void)state;
+    enum { PATH_BYTES = 64 * 1024 };
+    static char path[PATH_BYTES + 1];
+    memset(path, 'p', PATH_BYTES);
+    uint32_t other = RP_IDX_NONE;
+    for (uint32_t i = 0; other == RP_IDX_NONE; i++) {
+        snprintf(path, sizeof(path), "%010u", i);
+        path[10] = 'p';
+        rp_named_frame n = {path, "m", PATH_BYTES, 1, 1};
+        uint32_t id = rp_frame_names_intern(&n);
+        if (rp_frame_names_get(id).label_len == strlen(RP_FRAME_NAMES_OTHER))
+            other = id;
+    }
+    snprintf(path, sizeof(path), "late");
+    path[4] = 'p';
+    rp_named_frame late = {path, "late", PATH_BYTES, 4, 1};
+    held[0] = other;
+    held[1] = rp_frame_names_intern(&late);
+    held_count = 2;
+    assert_int_equal(held[1], other); /* past the bound */
+    assert_int_equal(rp_frame_names_compact(holders), 0);
+    assert_named(held[0], "", RP_FRAME_NAMES_OTHER, 0);
+    assert_int_equal(held[1], held[0]);
+    uint32_t id = rp_frame_names_intern(&late);
+    assert_int_not_equal(id, held[0]);
+    rp_named_frame got = rp_frame_names_get(id);
+    assert_int_equal(got.path_len, PATH_BYTES);
+    assert_memory_equal(got.path, path, PATH_BYTES);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -131,6 +224,8 @@ int main(void)
         cmocka_unit_test_setup(test_embedded_nul, reset),
         cmocka_unit_test_setup(test_bound, reset),
         cmocka_unit_test_setup(test_byte_bound, reset),
+        cmocka_unit_test_setup(test_compaction_keeps_what_is_held, reset),
+        cmocka_unit_test_setup(test_compaction_makes_room, reset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
