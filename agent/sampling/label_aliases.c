@@ -8,6 +8,7 @@
 
 #include "../../common/strtab.h"
 #include "../../common/vec.h"
+#include "../base/log.h"
 
 static rp_strtab names;       /* "key\x1fvalue" pairs and the names they go by */
 static uint32_t *alias;       /* pair id → name id (RP_IDX_NONE: none) */
@@ -28,6 +29,21 @@ static bool pair_text(char *buf, size_t size, const char *key, size_t key_len, c
     return true;
 }
 
+/* Whether a new alias of `len` bytes of text is past the bound; said
+ * once. Its own text is counted whole, as if none of it were known. */
+static bool past_bound(size_t len)
+{
+    static bool said;
+    bool past = aliases >= RP_LABEL_ALIASES_MAX || names.arena_len + len > RP_LABEL_ALIASES_BYTES;
+    if (past && !said) {
+        said = true;
+        rp_log("label aliases: the bound is reached (%zu aliases, %.1f of %zu MB of text): label values "
+               "first aliased from now on keep their own names",
+               aliases, (double)names.arena_len / (1 << 20), RP_LABEL_ALIASES_BYTES >> 20);
+    }
+    return past;
+}
+
 bool rp_label_alias(const char *key, size_t key_len, const char *from, size_t from_len, const char *to,
                     size_t to_len)
 {
@@ -42,7 +58,7 @@ bool rp_label_alias(const char *key, size_t key_len, const char *from, size_t fr
     }
     uint32_t id = rp_strtab_find(&names, pair, len);
     bool known = id != RP_IDX_NONE && id < alias_cap && alias[id] != RP_IDX_NONE;
-    if (!known && aliases >= RP_LABEL_ALIASES_MAX)
+    if (!known && past_bound(len + to_len))
         return false;
     if (id == RP_IDX_NONE)
         id = rp_strtab_intern(&names, pair, len);

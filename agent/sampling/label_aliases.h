@@ -11,7 +11,8 @@
  * pprof labels group one route's requests as `requests` does.
  *
  * Bounded: RP_LABEL_ALIASES_MAX aliases of strings up to
- * RP_LABEL_ALIAS_TEXT_MAX bytes; past that a value keeps its own name.
+ * RP_LABEL_ALIAS_TEXT_MAX bytes, RP_LABEL_ALIASES_BYTES of text in all;
+ * past that a value keeps its own name, and the agent says so once.
  * Context: GVL held (the Rperf API records; the writer reads).
  */
 #ifndef RPERF_AGENT_LABEL_ALIASES_H
@@ -22,6 +23,7 @@
 
 #define RP_LABEL_ALIASES_MAX 65536
 #define RP_LABEL_ALIAS_TEXT_MAX 1024
+#define RP_LABEL_ALIASES_BYTES ((size_t)8 << 20)
 
 /* Label `key`=`from` is written as `key`=`to` from now on (the latest
  * alias of a value wins). Returns false when it was not kept (the bound,

@@ -12,6 +12,7 @@
 
 #include "../../profile/profile.h"
 #include "../../common/vec.h"
+#include "../base/log.h"
 
 static rp_profile store;
 static bool store_ready;
@@ -46,14 +47,30 @@ static uint32_t find_key(const rp_label *pairs, uint32_t n, uint32_t key)
     return i;
 }
 
-/* A key or value of a set. Past RP_LABEL_SETS_BOUND sets (a program that
- * labels each request with its id, in a process that records for long
- * without parts) a string not in the store yet is RP_LABEL_OTHER: the
- * store stops growing with the program's data, and the profile says
- * where values were left out. */
+/* Whether a new string of `len` bytes is past the bound; said once. */
+static bool past_bound(size_t len)
+{
+    static bool said;
+    bool past = store.label_set_count >= RP_LABEL_SETS_BOUND || store.strings.arena_len + len > RP_LABEL_TEXT_BYTES;
+    if (past && !said) {
+        said = true;
+        rp_log("labels: the bound is reached (%zu label sets, %.1f of %zu MB of text): keys and values first "
+               "seen from now on are recorded as \"%s\"",
+               store.label_set_count, (double)store.strings.arena_len / (1 << 20), RP_LABEL_TEXT_BYTES >> 20,
+               RP_LABEL_OTHER);
+    }
+    return past;
+}
+
+/* A key or value of a set. Past RP_LABEL_SETS_BOUND sets or
+ * RP_LABEL_TEXT_BYTES of text (a program that labels each request with
+ * its id or a query's text, in a process that records for long without
+ * parts) a string not in the store yet is RP_LABEL_OTHER: the store stops
+ * growing with the program's data, and the profile says where values
+ * were left out. */
 static uint32_t label_string(const char *s, size_t len)
 {
-    if (store.label_set_count < RP_LABEL_SETS_BOUND)
+    if (!past_bound(len))
         return rp_profile_string(&store, s, len);
     uint32_t id = rp_strtab_find(&store.strings, s, len);
     return id != RP_IDX_NONE ? id : rp_profile_cstring(&store, RP_LABEL_OTHER);

@@ -14,7 +14,8 @@
  * parts (RPERF_INTERVAL) it is compacted: a new store keeps only the sets
  * still in use — threads' current sets and those labelled blocks will
  * restore (holds) — renumbered. Without parts, the store is bounded:
- * past RP_LABEL_SETS_BOUND sets, new strings are recorded as one.
+ * past RP_LABEL_SETS_BOUND sets or RP_LABEL_TEXT_BYTES of text, new
+ * strings are recorded as one.
  */
 #ifndef RPERF_AGENT_LABELS_H
 #define RPERF_AGENT_LABELS_H
@@ -55,9 +56,11 @@ int rp_labels_compact_begin(void);
 uint32_t rp_labels_carry(uint32_t set);
 void rp_labels_compact_end(void);
 
-/* Past this many sets, keys and values not seen before are recorded as
- * RP_LABEL_OTHER (labels.c). */
+/* Past this many sets, or where a new key or value would take the text
+ * of the store's strings past this many bytes, keys and values not seen
+ * before are recorded as RP_LABEL_OTHER (labels.c), said once. */
 #define RP_LABEL_SETS_BOUND 65536
+#define RP_LABEL_TEXT_BYTES ((size_t)16 << 20)
 #define RP_LABEL_OTHER "(other: past the label bound)"
 
 /* Every set id is below this, so (set, VM state) fits a 32-bit key. */

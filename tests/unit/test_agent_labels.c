@@ -2,7 +2,8 @@
  * Unit tests for agent/labels: the label set store behind Rperf.label —
  * merging, overriding, deleting, one id per distinct set whatever the
  * order, many keys in one change, reading the pairs back, and compaction
- * between parts (only held and carried sets survive, renumbered).
+ * between parts (only held and carried sets survive, renumbered), and
+ * the bound of the store's text.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -187,6 +188,43 @@ static void test_holds_released_in_any_order(void **state)
     }
 }
 
+/* Values of 1 MB (a query's text as a label): the store's text stops at
+ * RP_LABEL_TEXT_BYTES; a new value past it is RP_LABEL_OTHER, known ones
+ * keep theirs, and a compaction that lets them go makes room again. */
+static void test_text_bound(void **state)
+{
+    (void)state;
+    assert_int_equal(rp_labels_compact_begin(), 0); /* nothing carried: an empty store */
+    rp_labels_compact_end();
+    enum { VALUE_BYTES = 1 << 20 };
+    static char value[VALUE_BYTES + 1];
+    memset(value, 'q', VALUE_BYTES);
+    rp_label_change c = {"sql", value, 3, VALUE_BYTES};
+    uint32_t first = RP_IDX_NONE, other = RP_IDX_NONE;
+    size_t fitted = 0;
+    for (int i = 0; i < 40 && other == RP_IDX_NONE; i++) {
+        snprintf(value, sizeof(value), "%08d", i);
+        value[8] = 'q';
+        uint32_t s = rp_labels_merge(0, &c, 1);
+        assert_int_not_equal(s, RP_IDX_NONE);
+        const char *v = value_of(s, "sql");
+        if (strcmp(v, RP_LABEL_OTHER) == 0)
+            other = s;
+        else if (fitted++ == 0)
+            first = s;
+    }
+    assert_int_not_equal(other, RP_IDX_NONE);
+    assert_int_equal(fitted, RP_LABEL_TEXT_BYTES / VALUE_BYTES - 1);
+    snprintf(value, sizeof(value), "%08d", 0);
+    value[8] = 'q';
+    assert_int_equal(rp_labels_merge(0, &c, 1), first); /* known: its own set */
+    assert_int_equal(rp_labels_compact_begin(), 0);
+    rp_labels_compact_end();
+    snprintf(value, sizeof(value), "%08d", 99);
+    value[8] = 'q';
+    assert_string_not_equal(value_of(rp_labels_merge(0, &c, 1), "sql"), RP_LABEL_OTHER);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -196,6 +234,7 @@ int main(void)
         cmocka_unit_test(test_many_keys_and_binary_values),
         cmocka_unit_test(test_compaction_keeps_sets_in_use),
         cmocka_unit_test(test_holds_released_in_any_order),
+        cmocka_unit_test(test_text_bound),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
