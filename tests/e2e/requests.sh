@@ -45,17 +45,21 @@ for mode in wall cpu; do
         got=$(field req.json "GET $path" count)
         [ "$got" = "$sent" ] || fail "$at: GET $path counted $got, the client sent $sent"
     done
-    # /slow's p99 falls in its 50 ms sleepers, within 10% of what the client
-    # saw: the request counts from its X-Request-Start, so the wait before
-    # the application got it (behind a 20 ms /cpu holding the GVL or the
-    # one thread) is in it, as its queue time; only writing the response
-    # is not.
+    # /slow's p99 falls in its 50 ms sleepers, near what the client saw:
+    # the request counts from its X-Request-Start, so the wait before the
+    # application got it (behind a 20 ms /cpu holding the GVL or the one
+    # thread) is in it, as its queue time; only writing the response and
+    # the client's reading it are not — which a loaded machine stretches
+    # (110.7 ms against the client's 125.5 with five busy processes on the
+    # 2 cores), hence 80% of the client's at least, and no more than 10%
+    # above it. Without the queue time it would be the sleep alone, about
+    # half the client's.
     p99=$(field req.json "GET /slow" p99_ms)
     client=$(awk '$1 == "client_p99" { print $3 }' client.txt)
     queue=$(field req.json "GET /slow" queue_ms)
     note "$at: /slow p99 $p99 ms in the server, $client ms at the client; its queue time $queue ms in all"
-    awk -v s="$p99" -v c="$client" 'BEGIN { exit !(s >= 50 && s >= 0.9 * c && s <= 1.1 * c) }' \
-        || fail "$at: /slow p99 $p99 ms: not its 50 ms sleep and within 10% of the client's $client ms"
+    awk -v s="$p99" -v c="$client" 'BEGIN { exit !(s >= 50 && s >= 0.8 * c && s <= 1.1 * c) }' \
+        || fail "$at: /slow p99 $p99 ms: not its 50 ms sleep, nor 80 to 110% of the client's $client ms"
     awk -v q="$queue" 'BEGIN { exit !(q > 0) }' || fail "$at: /slow has no queue time"
     # each endpoint's time is all told: queued, on the CPU, waiting for
     # the GVL, blocked (a fiber suspended too), in GC, and on no core (the
