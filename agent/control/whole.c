@@ -19,6 +19,7 @@
 #include "../sampling/aggregator.h"
 #include "../sampling/defer.h"
 #include "../sampling/frame_capture.h"
+#include "../sampling/frame_names.h"
 #include "../sampling/gvl_gc.h"
 #include "../sampling/sample_buf.h"
 #include "../sampling/sampler.h"
@@ -230,13 +231,17 @@ static void say_capped(const rp_aggregate *agg)
                agg->capped, (double)agg->capped_weight / 1e6, agent.cfg.max_stacks);
 }
 
-/* RPERF_VERBOSE: how often a captured frame had to be named anew. */
+/* RPERF_VERBOSE: how often a captured frame had to be named anew, and
+ * the names held now. */
 static void say_frame_names(void)
 {
     uint64_t captured, named;
+    size_t held, bytes;
     rp_frame_capture_counts(&captured, &named);
-    rp_log("frame names: %" PRIu64 " frames captured, %" PRIu64 " named anew (%.1f%%)", captured, named,
-           captured ? 100.0 * (double)named / (double)captured : 0.0);
+    rp_frame_names_footprint(&held, &bytes);
+    rp_log("frame names: %" PRIu64 " frames captured, %" PRIu64 " named anew (%.1f%%); %zu names held, in %.1f MB",
+           captured, named, captured ? 100.0 * (double)named / (double)captured : 0.0, held,
+           (double)bytes / (1 << 20));
 }
 
 /* RPERF_VERBOSE: how often the worker stopped its ticks while no thread

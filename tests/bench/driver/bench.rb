@@ -72,6 +72,11 @@
 #   scripts/bench names [N]         the agent's memory over N requests of N
 #                                   distinct names and labels, beside the
 #                                   run without it (default 1,000,000)
+#   scripts/bench churn [MINUTES]   memory of a process that loads, runs and
+#                                   drops code without end, under the agent
+#                                   (parts every 10 s, allocations sampled)
+#                                   and without it, side by side, minute by
+#                                   minute (default 30)
 #   scripts/bench alloc [RUNS]      what allocation sampling (RPERF_ALLOC) costs
 #                                   on two allocation-heavy workloads: run time
 #                                   without the agent, with it, with sampling at
