@@ -32,11 +32,15 @@ static rp_live_entry cache[CACHE_SLOTS];
 static uint64_t captured, named; /* frames captured, and named anew (RPERF_VERBOSE) */
 static uint32_t capped_name = RP_IDX_NONE;
 
-/* The last whole stack captured, root first, and the tag it holds by
- * (depth 0: none). */
+/* The last whole stack captured, and the tag it holds by (depth 0:
+ * none). Leaf first as captures are, and aligned at its root on the end
+ * of its arrays: the frames a capture shares with it from the root are
+ * then compared as two arrays in step, a block at a time, and their
+ * names copied as one block, wherever the leaves of the two end. */
+#define MEMO_SLOTS (RP_STACK_MAX + 1)
 static struct {
-    VALUE frames[RP_STACK_MAX + 1];
-    uint32_t names[RP_STACK_MAX + 1];
+    VALUE frames[MEMO_SLOTS];
+    uint32_t names[MEMO_SLOTS];
     int depth;
     uint64_t tag;
 } memo;
@@ -180,14 +184,20 @@ static uint32_t name_of(VALUE frame, rp_live_now *now)
 
 /* How many frames from the root of frames[] (leaf first, `depth` of
  * them) are the memo's, their names copied into names[]. The memo must
- * hold. */
+ * hold. At depth 150, comparing one frame at a time was a fifth of the
+ * instructions of a sample. */
+#define MEMO_BLOCK 8
+
 static int names_from_memo(const VALUE *frames, int depth, uint32_t *names)
 {
-    int same = 0;
-    while (same < depth && same < memo.depth && frames[depth - 1 - same] == memo.frames[same]) {
-        names[depth - 1 - same] = memo.names[same];
+    int limit = depth < memo.depth ? depth : memo.depth, same = 0;
+    const VALUE *memo_end = memo.frames + MEMO_SLOTS;
+    while (same + MEMO_BLOCK <= limit &&
+           memcmp(frames + depth - same - MEMO_BLOCK, memo_end - same - MEMO_BLOCK, MEMO_BLOCK * sizeof(VALUE)) == 0)
+        same += MEMO_BLOCK;
+    while (same < limit && frames[depth - 1 - same] == memo_end[-1 - same])
         same++;
-    }
+    memcpy(names + depth - same, memo.names + MEMO_SLOTS - same, (size_t)same * sizeof(*names));
     return same;
 }
 
@@ -201,10 +211,9 @@ static void remember(const VALUE *frames, const uint32_t *names, int depth, int 
         memo.depth = 0;
         return;
     }
-    for (int i = same; i < depth; i++) {
-        memo.frames[i] = frames[depth - 1 - i];
-        memo.names[i] = names[depth - 1 - i];
-    }
+    size_t fresh = (size_t)(depth - same);
+    memcpy(memo.frames + MEMO_SLOTS - depth, frames, fresh * sizeof(*frames));
+    memcpy(memo.names + MEMO_SLOTS - depth, names, fresh * sizeof(*names));
     memo.depth = depth;
 }
 

@@ -5,17 +5,17 @@
 # all frames after the first ~8,000 names to "[other frames]" for the
 # rest of the process:
 # - the whole profile in parts (RPERF_INTERVAL=1, every allocation
-#   sampled): 20 rounds of 1,000 evals, each round waiting for the next
+#   sampled): 12 rounds of 1,000 evals, each round waiting for the next
 #   part, so that a part holds 1,000 evals' names however loaded the
-#   machine (160 MB of names in all, five times the bound): all 20,000
-#   file names are in the parts, no frame is under "[other frames]", the
+#   machine (about 100 MB of names in all, three times the bound): all
+#   12,000 file names are in the parts, no frame is under "[other frames]", the
 #   bound is never said, and the process's peak memory stays within
 #   200 MB of the same program's without the agent (+95 to +118 MB here:
 #   a part's names in the store, in the part built and in its file's
 #   text, at most two parts' worth; names kept would add 160 MB);
 # - sessions of the Rperf API in a dormant process (each ending lets go):
-#   ten sessions of 2,000 such evals, then one more: its eval's name is
-#   its own.
+#   eight sessions of 1,500 such evals, then one more: its eval's name
+#   is its own.
 . "$(dirname "$0")/lib.sh"
 
 cat >evals.rb <<'RUBY'
@@ -35,17 +35,17 @@ rounds.times do
 end
 puts File.read("/proc/self/status")[/VmHWM:\s*(\d+)/, 1]
 RUBY
-plain_kb=$("$RUBY" evals.rb 20 1000)
-agent_kb=$(RPERF_ALLOC=1 RPERF_INTERVAL=1 profiled parts "$RUBY" evals.rb 20 1000 2>parts.err) ||
+plain_kb=$("$RUBY" evals.rb 12 1000)
+agent_kb=$(RPERF_ALLOC=1 RPERF_INTERVAL=1 profiled parts "$RUBY" evals.rb 12 1000 2>parts.err) ||
     fail "the program failed under the agent: $(cat parts.err)"
 ! grep "frame names: the bound is reached" parts.err || fail "the bound of frame names was reached"
 files=(parts/*.json.gz)
-[ "${#files[@]}" -ge 20 ] || fail "${#files[@]} parts written, expected 20 at least"
+[ "${#files[@]}" -ge 12 ] || fail "${#files[@]} parts written, expected 12 at least"
 named=$(for f in "${files[@]}"; do zcat "$f" | grep -o "$(printf 'd%.0s' {1..8})/[0-9]*\.rb\"" || true; done | sort -u | wc -l)
 others=$(for f in "${files[@]}"; do zcat "$f" | grep -c "other frames: past the bound" || true; done |
          awk '{ n += $1 } END { print n + 0 }')
-note "parts: ${#files[@]}; file names of the 20,000 evals in them: $named; [other frames] in $others"
-[ "$named" = 20000 ] || fail "$named of the 20,000 eval'd files are named in the parts"
+note "parts: ${#files[@]}; file names of the 12,000 evals in them: $named; [other frames] in $others"
+[ "$named" = 12000 ] || fail "$named of the 12,000 eval'd files are named in the parts"
 [ "$others" = 0 ] || fail "[other frames] is in $others parts"
 note "peak memory: $((agent_kb / 1024)) MB with the agent, $((plain_kb / 1024)) MB without"
 [ $((agent_kb - plain_kb)) -le $((200 * 1024)) ] ||
@@ -55,9 +55,9 @@ cat >sessions.rb <<'RUBY'
 require "rperf"
 pad = "d" * 4000
 i = 0
-10.times do
+8.times do
   Rperf.start(frequency: 1000, alloc: 1)
-  2000.times do
+  1500.times do
     eval("def m#{i % 100}; x = 'a' * 10; x; end; m#{i % 100}", nil, "/app/#{pad}/#{i}.rb", 1)
     i += 1
   end
@@ -71,4 +71,4 @@ RPERF_ENABLED=0 profiled sessions "$RUBY" sessions.rb 2>sessions.err || fail "se
 ! grep "frame names: the bound is reached" sessions.err || fail "sessions: the bound of frame names was reached"
 zcat last.json.gz | grep -q '/last\.rb"' ||
     fail "the last session does not name its eval: $(zcat last.json.gz | grep -o 'other frames[^"]*' | head -1)"
-note "11 sessions of 2,000 evals under 4 KB names: the last one's eval is named"
+note "9 sessions, 8 of 1,500 evals under 4 KB names: the last one's eval is named"
