@@ -192,6 +192,9 @@ static int names_from_memo(const VALUE *frames, int depth, uint32_t *names)
 {
     int limit = depth < memo.depth ? depth : memo.depth, same = 0;
     const VALUE *memo_end = memo.frames + MEMO_SLOTS;
+    /* a loop sampled twice at the same place: one comparison */
+    if (memcmp(frames + depth - limit, memo_end - limit, (size_t)limit * sizeof(VALUE)) == 0)
+        same = limit;
     while (same + MEMO_BLOCK <= limit &&
            memcmp(frames + depth - same - MEMO_BLOCK, memo_end - same - MEMO_BLOCK, MEMO_BLOCK * sizeof(VALUE)) == 0)
         same += MEMO_BLOCK;
