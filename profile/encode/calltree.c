@@ -287,28 +287,70 @@ uint32_t rp_method_id(rp_method_ids *ids, const rp_profile *p, uint32_t frame)
     return rp_stack_table_intern(&ids->pairs, pair, 2);
 }
 
+/* Base edges are found by the child's method under its parent; where a
+ * parent has several children of one method (two blocks of a method in
+ * one file, a method at several lines with lines recorded), by the
+ * child's frame first: its method, first line and line. */
 typedef struct matcher {
     rp_method_ids names;  /* the methods of both profiles */
     rp_stack_table edges; /* (parent node of b, name id): an edge of b */
+    rp_stack_table exact; /* (parent node of b, name id, start line, line): an edge of b */
     uint32_t *edge_child; /* edge id -> node of b */
-    size_t edge_count;
+    uint32_t *exact_child; /* exact edge id -> node of b */
+    size_t edge_count, exact_count;
 } matcher;
+
+/* The edge of `key` (`n` elements) in `table`, added when new;
+ * RP_IDX_NONE when out of memory. Looking up inserts too: ids past the
+ * count indexed are misses. */
+static uint32_t edge_of(rp_stack_table *table, const uint32_t *key, uint32_t n)
+{
+    return key[1] == RP_IDX_NONE ? RP_IDX_NONE : rp_stack_table_intern(table, key, n);
+}
 
 static int index_edges(matcher *m, const rp_calltree *b, const rp_profile *bp)
 {
     m->edge_child = rp_alloc_array(b->node_count, sizeof(*m->edge_child));
-    if (!m->edge_child)
+    m->exact_child = rp_alloc_array(b->node_count, sizeof(*m->exact_child));
+    if (!m->edge_child || !m->exact_child)
         return -1;
     for (size_t n = 1; n < b->node_count; n++) {
-        if (b->nodes[n].frame == RP_CALLTREE_OTHER)
+        uint32_t f = b->nodes[n].frame;
+        if (f == RP_CALLTREE_OTHER)
             continue;
-        uint32_t key[2] = {b->nodes[n].parent, rp_method_id(&m->names, bp, b->nodes[n].frame)};
-        uint32_t edge = key[1] == RP_IDX_NONE ? RP_IDX_NONE : rp_stack_table_intern(&m->edges, key, 2);
-        if (edge == RP_IDX_NONE)
+        uint32_t key[4] = {b->nodes[n].parent, rp_method_id(&m->names, bp, f), bp->frames[f].start_line,
+                           bp->frames[f].line};
+        size_t edges = m->edges.count;
+        uint32_t edge = edge_of(&m->edges, key, 2), exact = edge_of(&m->exact, key, 4);
+        if (edge == RP_IDX_NONE || exact == RP_IDX_NONE)
             return -1;
-        m->edge_child[edge] = (uint32_t)n;
+        if (edge >= edges) /* the first child of the method is its loose match */
+            m->edge_child[edge] = (uint32_t)n;
+        m->exact_child[exact] = (uint32_t)n;
     }
     m->edge_count = m->edges.count;
+    m->exact_count = m->exact.count;
+    return 0;
+}
+
+/* The node of b that node `n` of t matches, whose parent matched `in_b`. */
+static int match_node(matcher *m, const rp_calltree *t, const rp_profile *tp, uint32_t n, uint32_t *in_b)
+{
+    uint32_t f = t->nodes[n].frame;
+    uint32_t key[4] = {in_b[t->nodes[n].parent], rp_method_id(&m->names, tp, f), tp->frames[f].start_line,
+                       tp->frames[f].line};
+    uint32_t exact = edge_of(&m->exact, key, 4);
+    if (exact == RP_IDX_NONE)
+        return -1;
+    if (exact < m->exact_count) {
+        in_b[n] = m->exact_child[exact];
+        return 0;
+    }
+    uint32_t edge = edge_of(&m->edges, key, 2);
+    if (edge == RP_IDX_NONE)
+        return -1;
+    if (edge < m->edge_count)
+        in_b[n] = m->edge_child[edge];
     return 0;
 }
 
@@ -318,24 +360,20 @@ int rp_calltree_match(const rp_calltree *t, const rp_profile *tp, const rp_callt
     matcher m = {0};
     rp_method_ids_init(&m.names);
     rp_stack_table_init(&m.edges);
+    rp_stack_table_init(&m.exact);
     int rc = index_edges(&m, b, bp);
     for (size_t n = 0; rc == 0 && n < t->node_count; n++) {
         in_b[n] = RP_IDX_NONE;
-        if (n == 0) {
+        if (n == 0)
             in_b[0] = b->node_count ? 0 : RP_IDX_NONE;
-        } else if (t->nodes[n].frame != RP_CALLTREE_OTHER && in_b[t->nodes[n].parent] != RP_IDX_NONE) {
-            uint32_t key[2] = {in_b[t->nodes[n].parent], rp_method_id(&m.names, tp, t->nodes[n].frame)};
-            /* looking up inserts the key when new: ids past edge_count are misses */
-            uint32_t edge = key[1] == RP_IDX_NONE ? RP_IDX_NONE : rp_stack_table_intern(&m.edges, key, 2);
-            if (edge == RP_IDX_NONE)
-                rc = -1;
-            else if (edge < m.edge_count)
-                in_b[n] = m.edge_child[edge];
-        }
+        else if (t->nodes[n].frame != RP_CALLTREE_OTHER && in_b[t->nodes[n].parent] != RP_IDX_NONE)
+            rc = match_node(&m, t, tp, (uint32_t)n, in_b);
     }
     free(m.edge_child);
+    free(m.exact_child);
     rp_method_ids_free(&m.names);
     rp_stack_table_free(&m.edges);
+    rp_stack_table_free(&m.exact);
     return rc;
 }
 

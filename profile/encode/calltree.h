@@ -67,6 +67,9 @@ uint32_t rp_method_id(rp_method_ids *ids, const rp_profile *p, uint32_t frame);
  * `bp`, another profile) at the same path of method names (label and
  * path), or RP_IDX_NONE when `b` has none or the node is an "(other)"
  * one: how a differential flame graph compares a target with its base.
+ * Where a parent has several children of one method (two blocks of one
+ * method, lines recorded), each is matched by its frame (first line and
+ * line) first, by its method alone when that finds none.
  * `out` has t->node_count entries. Returns 0, or -1 when out of memory. */
 int rp_calltree_match(const rp_calltree *t, const rp_profile *tp, const rp_calltree *b, const rp_profile *bp,
                       uint32_t *out);

@@ -293,6 +293,40 @@ static void test_match(void **state)
     rp_profile_free(&target);
 }
 
+/* Two blocks of one method in one file under one parent (one label and
+ * path, first lines 3 and 8): each matches its own node of the same
+ * profile, and of another profile where the lighter is missing the other
+ * finds its own; a block whose first line moved falls back to its method. */
+static void test_match_same_method_siblings(void **state)
+{
+    (void)state;
+    rp_profile target, base;
+    assert_int_equal(rp_profile_init(&target, true), 0);
+    add_sample(&target, 30, 1, 0, "x.rb|block in main|0|3", "x.rb|main|0|1", NULL);
+    add_sample(&target, 10, 1, 0, "x.rb|block in main|0|8", "x.rb|main|0|1", NULL);
+    rp_calltree t, b;
+    assert_int_equal(rp_calltree_build(&target, 0, 0, &t), 0);
+    uint32_t *match = malloc(t.node_count * sizeof(*match));
+    assert_int_equal(rp_calltree_match(&t, &target, &t, &target, match), 0);
+    for (size_t n = 0; n < t.node_count; n++)
+        assert_int_equal(match[n], n);
+    assert_int_equal(rp_profile_init(&base, true), 0);
+    add_sample(&base, 4, 1, 0, "x.rb|main|0|1", NULL);
+    add_sample(&base, 6, 1, 0, "x.rb|block in main|0|8", "x.rb|main|0|1", NULL);
+    assert_int_equal(rp_calltree_build(&base, 0, 0, &b), 0);
+    assert_int_equal(rp_calltree_match(&t, &target, &b, &base, match), 0);
+    for (size_t n = 1; n < t.node_count; n++) {
+        uint32_t f = t.nodes[n].frame;
+        if (target.frames[f].start_line != 1)
+            assert_int_equal(b.nodes[match[n]].total, 6); /* the block at 8; the one at 3, by its method */
+    }
+    free(match);
+    rp_calltree_free(&t);
+    rp_calltree_free(&b);
+    rp_profile_free(&base);
+    rp_profile_free(&target);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -302,6 +336,7 @@ int main(void)
         cmocka_unit_test(test_random_conservation),
         cmocka_unit_test(test_node_budget),
         cmocka_unit_test(test_match),
+        cmocka_unit_test(test_match_same_method_siblings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
