@@ -92,8 +92,10 @@ note "wall: nap ${nap} ns, of it %GVL=blocked ${blocked} ns"
 [ "$blocked" -gt 100000000 ] || fail "sleep shows only ${blocked} ns as %GVL=blocked"
 # Mostly: the thread woken from its 10 ms sleep may wait for a core before
 # it runs, and a busy machine makes that a fifth of nap's time (76% blocked
-# seen); what is tested is that the sleep is blocked time, not running.
-at_least "$blocked" "$(awk -v n="$nap" 'BEGIN { print n * 0.65 }')" || fail "nap is not mostly (65%) %GVL=blocked"
+# seen) or a third (65% with the static Ruby 4.0 beside two busy loops);
+# what is tested is that the sleep is blocked time, not running (without
+# the GVL's events it would be none).
+at_least "$blocked" "$(awk -v n="$nap" 'BEGIN { print n * 0.5 }')" || fail "nap is not mostly (50%) %GVL=blocked"
 
 "$RPERF" attach -o detached.json.gz "$TARGET" 2>attach3.err &
 attacher=$!

@@ -163,11 +163,12 @@ for kind in load require fork compact threads epoll; do
         fail "$kind: attach after the faults: $(cat "$kind.attach.err")"
     samples=$("$RUBY" "$CHECK" field "$kind.json.gz" sampling_count)
     # (in wall mode, a sample at each tick the target holds the GVL and at
-    # each of its sleeps' ends: about a hundred, 99 seen on a busy machine;
-    # none or a handful would be a recording that does not work. In cpu
-    # mode a sample comes per millisecond of CPU, and the target, asleep
-    # most of its second, uses a few)
-    [ "$samples" -gt 20 ] || fail "$kind: $samples samples in 1 s"
+    # each of its sleeps' ends: about a hundred, 99 seen on a busy machine,
+    # 18 under the sanitizers beside two busy loops and the rest of the
+    # suite; none or a handful would be a recording that does not work. In
+    # cpu mode a sample comes per millisecond of CPU, and the target,
+    # asleep most of its second, uses a few)
+    [ "$samples" -gt 8 ] || fail "$kind: $samples samples in 1 s"
     alive "$kind" "the recording"
     finish "$kind"
     note "$kind: alive after every fault; a recording after them: $samples samples (${SECONDS} s)"

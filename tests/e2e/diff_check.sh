@@ -27,14 +27,17 @@ def burn(k)
   end
 end
 def m = burn($1)
-def n = burn(20_000)
-160.times { m; n }
+def n = burn(100_000)
+32.times { m; n }
 RUBY
 }
+# (calls of about 5 ms each, not 1: a late tick on a busy core weighs the
+# CPU since the sample before, which then lies within the call it is
+# given to, where with 1 ms calls it spanned m and n alike)
 # the same file, app.rb, before and after the change (as a CI job sees it)
 mkdir before after runs runs/slower
-program 20_000 >before/app.rb
-program 26_000 >after/app.rb
+program 100_000 >before/app.rb
+program 130_000 >after/app.rb
 # (interleaved, as a benchmark's rounds are: what the machine does meanwhile
 # falls on both sides alike)
 for i in $(seq 20); do
