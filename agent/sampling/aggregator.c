@@ -14,6 +14,7 @@
 
 #include "../../common/hash.h"
 #include "../../common/idxset.h"
+#include "../../common/renumbering.h"
 #include "../../common/vec.h"
 #include "frame_capture.h"
 #include "frame_names.h"
@@ -407,42 +408,38 @@ void rp_aggregator_renumber_frame_names(rp_frame_name_fn *fn)
 
 /* The stacks in use during one rp_aggregator_compact_alloc_stacks, and
  * their new numbers. */
-static bool *stack_kept;
-static uint32_t *stack_moved;
-static size_t stacks_before;
+static rp_renumbering stacks_held;
 
 static uint32_t keep_stack(uint32_t stack)
 {
-    if (stack < stacks_before)
-        stack_kept[stack] = true;
-    return stack;
+    return rp_renumbering_keep(&stacks_held, stack);
 }
 
 static uint32_t move_stack(uint32_t stack)
 {
-    return stack < stacks_before ? stack_moved[stack] : stack;
+    return rp_renumbering_move(&stacks_held, stack);
 }
 
 /* The kept stacks of `old`, their frames and its samples into `fresh`
  * (empty tables of the same kind). Returns 0 or -1 (out of memory). */
 static int copy_kept_stacks(const table_set *old, table_set *fresh)
 {
-    for (size_t s = 0; s < stacks_before; s++) {
-        stack_moved[s] = RP_IDX_NONE;
-        if (!stack_kept[s])
+    for (size_t s = 0; s < stacks_held.count; s++) {
+        stacks_held.moved[s] = RP_IDX_NONE;
+        if (!stacks_held.kept[s])
             continue;
         uint32_t depth, ids[RP_STACK_MAX];
         const uint32_t *frames = rp_stack_table_get(&old->t.stacks, (uint32_t)s, &depth);
         for (uint32_t d = 0; d < depth; d++)
             if ((ids[d] = frame_id(fresh, old->t.frames[frames[d]], old->t.lines[frames[d]])) == RP_IDX_NONE)
                 return -1;
-        if ((stack_moved[s] = rp_stack_table_intern(&fresh->t.stacks, ids, depth)) == RP_IDX_NONE)
+        if ((stacks_held.moved[s] = rp_stack_table_intern(&fresh->t.stacks, ids, depth)) == RP_IDX_NONE)
             return -1;
     }
     const rp_sample_table *samples = &old->t.samples;
     for (size_t i = 0; i < samples->count; i++) {
         const rp_sample *x = &samples->samples[i];
-        if (rp_sample_table_add_at(&fresh->t.samples, stack_moved[x->stack], x->thread_seq, x->label_set,
+        if (rp_sample_table_add_at(&fresh->t.samples, move_stack(x->stack), x->thread_seq, x->label_set,
                                    x->weight, rp_sample_time(samples, i)) != RP_SAMPLE_OK)
             return -1;
     }
@@ -452,14 +449,11 @@ static int copy_kept_stacks(const table_set *old, table_set *fresh)
 int rp_aggregator_compact_alloc_stacks(rp_rec_id id, void (*holders)(rp_rec_id id, rp_stack_fn *fn))
 {
     table_set *ts = &alloc_sets[id];
-    stacks_before = ts->t.stacks.count;
-    if (stacks_before == 0)
+    if (ts->t.stacks.count == 0)
         return 0;
-    stack_kept = calloc(stacks_before, sizeof(*stack_kept));
-    stack_moved = malloc(stacks_before * sizeof(*stack_moved));
     table_set fresh = {0};
-    int rc = -1;
-    if (stack_kept && stack_moved) {
+    int rc = rp_renumbering_begin(&stacks_held, ts->t.stacks.count);
+    if (rc == 0) {
         for (size_t i = 0; i < ts->t.samples.count; i++)
             keep_stack(ts->t.samples.samples[i].stack);
         holders(id, keep_stack);
@@ -476,11 +470,7 @@ int rp_aggregator_compact_alloc_stacks(rp_rec_id id, void (*holders)(rp_rec_id i
     } else {
         free_set(&fresh);
     }
-    free(stack_kept);
-    free(stack_moved);
-    stack_kept = NULL;
-    stack_moved = NULL;
-    stacks_before = 0;
+    rp_renumbering_end(&stacks_held);
     return rc;
 }
 

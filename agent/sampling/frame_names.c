@@ -12,6 +12,7 @@
 
 #include "../../common/hash.h"
 #include "../../common/idxset.h"
+#include "../../common/renumbering.h"
 #include "../../common/strtab.h"
 #include "../../common/vec.h"
 #include "../base/log.h"
@@ -142,50 +143,43 @@ static void free_store(name_store *s)
 
 /* The names the holders reported, and their numbers in the new store
  * (during one rp_frame_names_compact: the GVL serialises it). */
-static bool *kept;
-static uint32_t *moved;
-static size_t old_count;
+static rp_renumbering names_held;
 
 static uint32_t keep(uint32_t id)
 {
-    if (id < old_count)
-        kept[id] = true;
-    return id;
+    return rp_renumbering_keep(&names_held, id);
 }
 
 static uint32_t renumber(uint32_t id)
 {
-    return id < old_count ? moved[id] : id;
+    return rp_renumbering_move(&names_held, id);
 }
 
 /* A store of the kept names only, in their old order; -1 when out of
  * memory (then `fresh` is freed). */
 static int copy_kept(name_store *fresh)
 {
-    for (size_t i = 0; i < old_count; i++) {
-        moved[i] = RP_IDX_NONE;
-        if (!kept[i])
+    for (size_t i = 0; i < names_held.count; i++) {
+        names_held.moved[i] = RP_IDX_NONE;
+        if (!names_held.kept[i])
             continue;
         rp_named_frame n = name_in(&store, (uint32_t)i);
-        moved[i] = intern_in(fresh, n.path, n.path_len, n.label, n.label_len, n.first_line);
-        if (moved[i] == RP_IDX_NONE) {
+        names_held.moved[i] = intern_in(fresh, n.path, n.path_len, n.label, n.label_len, n.first_line);
+        if (names_held.moved[i] == RP_IDX_NONE) {
             free_store(fresh);
             return -1;
         }
     }
-    if (store.other_id != RP_IDX_NONE && kept[store.other_id])
-        fresh->other_id = moved[store.other_id];
+    if (store.other_id != RP_IDX_NONE && names_held.kept[store.other_id])
+        fresh->other_id = names_held.moved[store.other_id];
     return 0;
 }
 
 int rp_frame_names_compact(void (*holders)(rp_frame_name_fn *fn))
 {
-    old_count = store.count;
-    kept = calloc(old_count ? old_count : 1, sizeof(*kept));
-    moved = malloc((old_count ? old_count : 1) * sizeof(*moved));
     name_store fresh = {.other_id = RP_IDX_NONE};
-    int rc = -1;
-    if (kept && moved) {
+    int rc = rp_renumbering_begin(&names_held, store.count);
+    if (rc == 0) {
         holders(keep);
         rc = copy_kept(&fresh);
     }
@@ -194,11 +188,7 @@ int rp_frame_names_compact(void (*holders)(rp_frame_name_fn *fn))
         free_store(&store);
         store = fresh;
     }
-    free(kept);
-    free(moved);
-    kept = NULL;
-    moved = NULL;
-    old_count = 0;
+    rp_renumbering_end(&names_held);
     return rc;
 }
 
