@@ -38,7 +38,13 @@ end_test() {
     reports=("$WORK"/crashes/ruby-*)
     if [ -e "${reports[0]}" ]; then
         echo "FAIL: ${#reports[@]} Ruby process(es) crashed; the first: $(grep -m 1 '\[BUG\]' "${reports[0]}")" >&2
-        grep -m 12 -A 3 'librperf-agent\|^-- C level' "${reports[0]}" >&2 || true
+        # all of it that says where: Ruby's and C's stacks, the threads (a
+        # rare crash must be diagnosable from the log of the run it was in)
+        sed -n '/^-- Control frame/,/^-- Other runtime/p' "${reports[0]}" | head -n 120 >&2 || true
+        if [ -n "${RPERF_TEST_BUILD_ROOT:-}" ] && mkdir -p "$RPERF_TEST_BUILD_ROOT/crash-reports" 2>/dev/null; then
+            cp "${reports[@]}" "$RPERF_TEST_BUILD_ROOT/crash-reports/" 2>/dev/null &&
+                echo "(the reports are kept in $RPERF_TEST_BUILD_ROOT/crash-reports)" >&2
+        fi
         rc=1
     fi
     rm -rf "$WORK"

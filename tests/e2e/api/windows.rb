@@ -89,7 +89,13 @@ check("session weights are wall time: #{wall_ms} ms of #{wall_truth.round(1)}", 
 blocked = raw[:raw_samples].sum do |_, w, _, ls|
   raw[:label_sets] && raw[:label_sets][ls][:"%GVL"] == "blocked" ? w : 0
 end / 1e6
-check("the sleep is GVL blocked in the session: #{blocked} ms", near(blocked, 200))
+# (a thread woken from its sleep may wait for a core before it asks for
+# the GVL again: still blocked; on a loaded machine that wait shows in
+# the block's wall time beyond its 350 ms, which bounds it: 235.6 ms
+# seen beside two busy loops)
+late = [wall_truth - 350, 0].max
+check("the sleep is GVL blocked in the session: #{blocked} ms (#{late.round(1)} ms late)",
+      blocked.between?(180, 220 + late))
 check("pprof written", File.binread("session.pb.gz", 2) == "\x1f\x8b".b)
 check("whole profile still cpu", Rperf.snapshot[:mode] == :cpu && Rperf.snapshot[:frequency] == 1000)
 
