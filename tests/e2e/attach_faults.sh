@@ -102,10 +102,25 @@ finish() {
 faults=0
 # inject NAME FAULT [COMMAND]: one rperf-attach handing COMMAND (status)
 # over, with FAULT.
+# The target, once the fault has stopped it, continued a moment later (as
+# an operator's `fg`): waiting for the stop itself, not a fixed time,
+# which a loaded machine could pass before rperf-attach reached its step
+# (the target was then left stopped for good). 20 s at most.
+continue_once_stopped() {
+    local state
+    for _ in $(seq 400); do
+        state=$(awk '/^State:/ { print $2 }' "/proc/$TARGET/status" 2>/dev/null || echo gone)
+        [ "$state" = T ] || [ "$state" = gone ] && break
+        sleep 0.05
+    done
+    sleep 0.2
+    kill -CONT "$TARGET" 2>/dev/null || true
+}
+
 inject() {
     local name=$1 fault=$2 command=${3:-status} rc=0 continuer=""
     case $fault in
-    *:stop) (sleep 0.3; kill -CONT "$TARGET") & continuer=$! ;; # stopped by the fault, continued later
+    *:stop) continue_once_stopped & continuer=$! ;; # stopped by the fault, continued later
     esac
     # (in a subshell whose own words go nowhere: the shell's "Killed";
     # every signal at its default action, as an operator's terminal
