@@ -59,7 +59,7 @@ cat >"$WORK/idle.rb" <<'RUBY'
 require "cpu_burn"
 queue = Queue.new
 workers = 6.times.map { Thread.new { queue.pop } }
-sleep 0.05
+sleep 0.01 until queue.num_waiting == 6 # all waiting (a loaded machine starts them late)
 burn_cpu(0.4)
 6.times { queue << :stop }
 workers.each(&:join)
