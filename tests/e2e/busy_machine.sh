@@ -59,7 +59,7 @@ while Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline
   kept << s if i % 40 == 0 && kept.size < 30_000
   i += 1
 end
-File.write(ENV.fetch("TRUTH"), "#{GC.stat(:total_allocated_objects)} #{GC.count}\n")
+File.write(ENV.fetch("TRUTH"), "#{GC.stat(:total_allocated_objects)} #{GC.count} #{GC.stat(:heap_live_slots)}\n")
 RUBY
 
 # stat_figure FILE TEXT: the number on the stat line that ends with TEXT.
@@ -75,7 +75,8 @@ TRUTH=split.txt RPERF_ALLOC=1 RPERF_INTERVAL=1 profiled "$WORK/split" "$RUBY" pa
 n=$(ls "$WORK/split"/*.json.gz | wc -l)
 [ "$n" -ge 3 ] || fail "a 3 s run at 1 s intervals wrote $n parts"
 "$ANALYZE" stat "$WORK/split" >split-stat.txt 2>&1
-read -r allocated gcs <split.txt
+read -r allocated gcs split_live <split.txt
+read -r _ _ whole_live <whole.txt
 shown_alloc=$(stat_figure split-stat.txt "[Ruby ] allocated objects")
 shown_gc=$(sed -n 's/.*\[Ruby \] GC time (\([0-9,]*\) count.*/\1/p' split-stat.txt | tr -d ,)
 note "in $n parts: stat says ${shown_alloc} allocated objects and ${shown_gc} GCs; the program ${allocated} and ${gcs}"
@@ -87,7 +88,14 @@ retained_total() { # the "Total:" of report --measure retained (awk reads it all
 }
 whole_kept=$(retained_total "$WORK/whole")
 split_kept=$(retained_total "$WORK/split")
-note "retained objects: ${whole_kept} recorded whole, ${split_kept} in parts"
-[ "${whole_kept:-0}" -gt 0 ] || fail "the whole run shows no retained objects"
-awk -v s="$split_kept" -v w="$whole_kept" 'BEGIN { exit !(s * 2 <= w * 3 && s * 3 >= w * 2) }' \
-    || fail "in parts ${split_kept} retained objects, recorded whole ${whole_kept} (more than 1.5x apart)"
+# Retained: the 30,000 strings kept, and whatever died since the last
+# marking, which no profiler can tell from the living — at most the live
+# slots Ruby counts at the end. (How many died since depends on when the
+# last GC ran, which a loaded machine moves: 57,604 whole against 38,198
+# in parts was seen, where both runs were right.)
+note "retained objects: ${whole_kept} recorded whole (${whole_live} live slots at the end), ${split_kept} in parts (${split_live})"
+for run in "whole $whole_kept $whole_live" "parts $split_kept $split_live"; do
+    read -r name kept live <<<"$run"
+    [ "${kept:-0}" -ge 29000 ] && [ "$kept" -le "$live" ] ||
+        fail "recorded $name: ${kept:-no} retained objects, not the 30,000 strings kept up to the ${live} live slots"
+done
