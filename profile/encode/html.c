@@ -565,6 +565,32 @@ static void base_view_free(base_view *b)
     free(b->frame_self_ns);
 }
 
+/* The page's "(other)" nodes stand for the children of their parent it
+ * left out (too light to draw): in the base, what the parent's match
+ * holds below it but not under the matches of the siblings shown. Without
+ * it the base of every box above an "(other)" — a library's run of frames
+ * summed from its nodes, on the page — came out short by its time, and a
+ * profile compared with itself showed a change. */
+static void fill_other_nodes(const page_writer *w, base_view *b, const int64_t *self, const int64_t *total,
+                             const uint32_t *matched)
+{
+    const rp_calltree *t = &w->tree;
+    int64_t *shown = rp_calloc_array(t->node_count, sizeof(*shown)); /* per node: its matched children's */
+    if (!shown)
+        return; /* out of memory: "(other)" stays without a base, as before */
+    for (size_t n = 1; n < t->node_count; n++)
+        if (matched[n] != RP_IDX_NONE)
+            shown[t->nodes[n].parent] += total[matched[n]];
+    for (size_t n = 1; n < t->node_count; n++) {
+        uint32_t parent = t->nodes[n].parent, in_base = matched[parent];
+        if (t->nodes[n].frame != RP_CALLTREE_OTHER || in_base == RP_IDX_NONE)
+            continue;
+        int64_t left_out = total[in_base] - self[in_base] - shown[parent];
+        b->ns[n] = b->self_ns[n] = left_out > 0 ? left_out : 0;
+    }
+    free(shown);
+}
+
 /* The base seen as `b` from its full tree's per node self weights
  * (`self`, which gives `total` by summing up to the root): per node of
  * the page's tree through `matched`, per method of the page through
@@ -583,6 +609,7 @@ static void fill_base_view(page_writer *w, base_view *b, const rp_calltree *base
         b->ns[n] = found ? total[matched[n]] : -1;
         b->self_ns[n] = found ? self[matched[n]] : -1;
     }
+    fill_other_nodes(w, b, self, total, matched);
     for (size_t n = 1; n < count; n++)
         if (base_method[n] != RP_IDX_NONE)
             by_method[base_method[n]] += self[n];

@@ -65,3 +65,26 @@ for args in "$WORK/base" "--bogus $WORK/base $WORK/target" "--base $WORK/base"; 
     "$ANALYZE" diff $args >/dev/null 2>err.txt || rc=$?
     [ "$rc" = 2 ] && grep -q "^rperf-analyze: diff: " err.txt || fail "diff $args: exit $rc, $(cat err.txt)"
 done
+
+# A page's "(other)" (children too light to draw, here 150 ns under 1 s)
+# stands in the base for what its parent's match holds outside the
+# siblings shown: compared with itself, its base is its own 150 ns. (It
+# was none, and every box summed above it — a library's run of frames in
+# "my code" — showed a base short of its own time: viewer_browser's diff
+# against itself failed so on Ruby 4.0.)
+cat >light.json <<'JSON'
+{"rperf_version":"0.9.0","mode":"cpu","frequency":1000,"aggregated_samples":[
+ [[["a.rb","Object#heavy"],["a.rb","<main>"]], 1000000000, 1],
+ [[["lib/x.rb","X#tiny1"],["a.rb","<main>"]], 100, 1],
+ [[["lib/x.rb","X#tiny2"],["a.rb","<main>"]], 50, 1]
+]}
+JSON
+"$ANALYZE" diff --html -o light.html light.json light.json || fail "diff --html of a profile with (other)"
+"$RUBY" -rjson -e '
+  data = JSON.parse(File.read(ARGV[0])[%r{<script type="application/json" id="rperf-data">(.*?)</script>}m, 1])
+  other = data["frames"].size / 3 - 1
+  nodes = data["nodes"]
+  got = (0...nodes.size / 2).select { |i| nodes[2 * i + 1] == other }.map { |i| data["diff"]["base_ns"][i] }
+  abort "the (other) node base: #{got.inspect}, expected [150]" unless got == [150]' light.html ||
+    fail "a diff against itself gives (other) no base of its own"
+note "diff --html against itself: (other) has its own 150 ns as its base"
