@@ -31,6 +31,7 @@
 static rp_live_entry cache[CACHE_SLOTS];
 static uint64_t captured, named; /* frames captured, and named anew (RPERF_VERBOSE) */
 static uint32_t capped_name = RP_IDX_NONE;
+static int pushed_since_tick; /* rp_frame_capture_since_tick */
 
 /* The last whole stack captured, and the tag it holds by (depth 0:
  * none). Leaf first as captures are, and aligned at its root on the end
@@ -220,6 +221,40 @@ static void remember(const VALUE *frames, const uint32_t *names, int depth, int 
     memo.depth = depth;
 }
 
+/* --- the tick's own frame ---------------------------------------------- */
+
+void rp_frame_capture_since_tick(int pushed)
+{
+    pushed_since_tick = pushed;
+}
+
+static bool is_c_method(uint32_t name)
+{
+    return strcmp(rp_frame_names_get(name).path, RP_C_METHOD_PATH) == 0;
+}
+
+/* How many leaf frames of a capture to leave out: the Ruby frames pushed
+ * since the tick above a C method that was running when the tick came —
+ * none where no C method stands within those frames (Ruby frames pushed
+ * by Ruby code reached no safepoint either, but then the tick's frame is
+ * not known). Ruby's dummy frames count in `pushed` but are not
+ * captured, so the C method is looked for among the `pushed` leaf frames
+ * and the one below them. */
+static int callback_frames(const uint32_t *names, int depth, int pushed)
+{
+    for (int i = 0; i <= pushed && i < depth - 1; i++)
+        if (is_c_method(names[i]))
+            return i;
+    return 0;
+}
+
+static void drop_leaf_frames(uint32_t *names, int *lines, int depth, int drop)
+{
+    memmove(names, names + drop, (size_t)(depth - drop) * sizeof(*names));
+    if (lines)
+        memmove(lines, lines + drop, (size_t)(depth - drop) * sizeof(*lines));
+}
+
 int rp_frame_capture(int start, int limit, uint32_t *names, int *lines)
 {
     VALUE frames[RP_STACK_MAX + 1];
@@ -239,6 +274,11 @@ int rp_frame_capture(int start, int limit, uint32_t *names, int *lines)
     }
     if (whole)
         remember(frames, names, depth, same, held, &now);
+    int drop = pushed_since_tick > 0 && start == 0 ? callback_frames(names, depth, pushed_since_tick) : 0;
+    if (drop > 0) {
+        drop_leaf_frames(names, lines, depth, drop);
+        depth -= drop;
+    }
     captured += depth > 0 ? (uint64_t)depth : 0;
     return depth > 0 ? depth : 0;
 }

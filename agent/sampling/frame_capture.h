@@ -33,6 +33,14 @@
  * is no Ruby frame or no memory for a new name. */
 int rp_frame_capture(int start, int limit, uint32_t *names, int *lines);
 
+/* The sampling job, around the capture it makes for a tick: `pushed`
+ * control frames were pushed on this thread since the tick came
+ * (gvl_holder.h); 0 after it. Where a C method stands among them, the
+ * Ruby frames above it are left out of the capture: no safepoint came
+ * between, so the tick's time went to the C method, not to the Ruby code
+ * it called back (a parser's hook, the compiler's Integer#-@). */
+void rp_frame_capture_since_tick(int pushed);
+
 /* The name id of the frame that stands for the stacks past the cap
  * (aggregator.h), and its name. */
 #define RP_CAPPED_FRAME_NAME "[truncated: too many stacks]"

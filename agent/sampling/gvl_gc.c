@@ -2,9 +2,9 @@
  * agent/sampling/gvl_gc.c — GVL and GC time tracking. See gvl_gc.h.
  *
  * Contexts:
- * - SUSPENDED (wall mode, and with M:N threads) runs on the releasing
- *   thread, documented as without the GVL: it stores a timestamp and its
- *   CPU clock (thread_cpu.h) in the thread's existing record.
+ * - SUSPENDED runs on the releasing thread, documented as without the
+ *   GVL: it stores a timestamp (and with M:N threads its CPU clock,
+ *   thread_cpu.h) in the thread's existing record.
  * - READY (wall mode only) runs WITHOUT the GVL, possibly on another native
  *   thread: it stores a timestamp in the thread's existing record.
  * - RESUMED runs with the GVL on the resumed thread: it may capture the
@@ -37,9 +37,6 @@ typedef enum gc_phase { GC_IDLE, GC_MARKING, GC_SWEEPING } gc_phase;
 
 static rb_internal_thread_event_hook_t *gvl_hook;
 static rb_event_flag_t gvl_events; /* what gvl_hook is installed for */
-/* SUSPENDED is wanted for more than the GVL holder (needed_events): the
- * threads' clocks and requests' time off the GVL. */
-static bool suspended_for_clocks;
 static bool gc_hooked;
 static VALUE main_thread = Qnil;
 static const rp_gvl_gc_requests *requests; /* once the first request began */
@@ -89,9 +86,14 @@ static void on_ready(VALUE thread)
         t->ready_ns = rp_monotonic_ns();
 }
 
-/* Wall mode: suspended → ready is blocked, ready → now is wait; none of it
+/* Wall mode: suspended → ready is blocked, ready → now is wait, charged
+ * to the stack the thread resumes on — the call that waited; none of it
  * before the recording's clock started (a thread that released the GVL
- * before a session began, or before sampling resumed). */
+ * before a session began, or before sampling resumed). The thread's
+ * running time before the release is not this stack's: it stays pending
+ * for the next tick that finds the thread running, whose stack a tick
+ * chose (a thread that works in bursts shorter than a tick between waits
+ * had all its running time put on its waits before). */
 static int resumed_wall(rp_thread *t, rp_rec_id id, int64_t now, rp_charge *charges)
 {
     if (!t->suspended_ns)
@@ -101,30 +103,53 @@ static int resumed_wall(rp_thread *t, rp_rec_id id, int64_t now, rp_charge *char
     int64_t ready = !t->ready_ns ? now : t->ready_ns > suspended ? t->ready_ns : suspended;
     c->pending_blocked_ns += ready - suspended;
     c->pending_wait_ns += now - ready;
-    if (c->pending_blocked_ns + c->pending_wait_ns < rp_recording_get(id)->min_charge_ns) {
-        /* the next sample weighs only the running time */
-        c->prev_ns += now - suspended;
+    c->prev_ns += now - suspended; /* the next sample weighs only the running time */
+    if (c->pending_blocked_ns + c->pending_wait_ns < rp_recording_get(id)->min_charge_ns)
         return 0;
-    }
-    charges[0] = (rp_charge){RP_VM_RUNNING, suspended - c->prev_ns, (uint8_t)id};
-    charges[1] = (rp_charge){RP_VM_GVL_BLOCKED, c->pending_blocked_ns, (uint8_t)id};
-    charges[2] = (rp_charge){RP_VM_GVL_WAIT, c->pending_wait_ns, (uint8_t)id};
-    c->prev_ns = now;
+    charges[0] = (rp_charge){RP_VM_GVL_BLOCKED, c->pending_blocked_ns, (uint8_t)id};
+    charges[1] = (rp_charge){RP_VM_GVL_WAIT, c->pending_wait_ns, (uint8_t)id};
     c->pending_blocked_ns = c->pending_wait_ns = 0;
-    return 3;
+    return 2;
 }
 
-/* cpu mode: the CPU used before the release and off the GVL (C code that
- * released it) belongs to this stack. The thread's CPU clock is a system
- * call; when less wall time than the threshold has passed since the last
- * charge, less CPU time has too, and the clock need not be read. */
+/* cpu mode: the CPU the thread used off the GVL (C code that released it
+ * and computed, a system call's own work) belongs to the stack it resumes
+ * on; the CPU it used running before the release stays pending for the
+ * next tick that finds it running, as in wall mode.
+ *
+ * Reading the thread's CPU clock at every release and resume would cost a
+ * system call each (microseconds on a virtual machine, many thousand
+ * times a second in a server), so it is read only after a stretch off the
+ * GVL long enough to matter — a shorter one used less CPU than its wall
+ * time, and its CPU simply goes with the running time. The split is then
+ * made on wall time: of the CPU since the last charge, the thread's time
+ * outside this stretch (and outside those split before) could have used
+ * at most as much as it lasted; the rest was used off the GVL. On a loaded
+ * machine, where running time is longer than its CPU, the split gives the
+ * stretch less, never more, than it used. */
 static int resumed_cpu(rp_thread *t, rp_rec_id id, rp_clock_reading *now, rp_charge *charges)
 {
-    rp_thread_clock *c = rp_sampler_clock(t, id);
-    int64_t min = rp_recording_get(id)->min_charge_ns;
-    if (now->wall_ns - c->prev_wall_ns < min || rp_clock_reading_for(now, t, id) - c->prev_ns < min)
+    if (!t->suspended_ns)
         return 0;
-    return rp_sampler_charge(t, id, now, charges);
+    rp_thread_clock *c = rp_sampler_clock(t, id);
+    int64_t suspended = t->suspended_ns > c->prev_wall_ns ? t->suspended_ns : c->prev_wall_ns;
+    int64_t off_wall = now->wall_ns - suspended;
+    int64_t min = rp_recording_get(id)->min_charge_ns;
+    if (off_wall < min)
+        return 0;
+    int64_t used = rp_clock_reading_for(now, t, id) - c->prev_ns;
+    int64_t outside = now->wall_ns - c->prev_wall_ns - c->off_gvl_wall_ns - off_wall;
+    int64_t off_cpu = used - (outside < 0 ? 0 : outside < used ? outside : used);
+    c->off_gvl_wall_ns += off_wall;
+    if (off_cpu <= 0)
+        return 0;
+    c->prev_ns += off_cpu;
+    c->pending_blocked_ns += off_cpu;
+    if (c->pending_blocked_ns < min)
+        return 0;
+    charges[0] = (rp_charge){RP_VM_RUNNING, c->pending_blocked_ns, (uint8_t)id};
+    c->pending_blocked_ns = 0;
+    return 1;
 }
 
 /* The charges one recording has for a capture now, written to `out`;
@@ -183,6 +208,7 @@ static void on_resumed(void)
     account_resume(t, now.wall_ns);
     record_accepting(t, resumed_charges, &now);
     t->suspended_ns = t->ready_ns = 0;
+    t->resumed_ns = now.wall_ns;
 }
 
 /* Thread event hook — see the contexts at the top of this file. */
@@ -192,8 +218,6 @@ static void on_thread_event(rb_event_flag_t event, const rb_internal_thread_even
     (void)unused;
     if (event & RUBY_INTERNAL_THREAD_EVENT_SUSPENDED) {
         rp_gvl_holder_suspended(data->thread); /* another Ractor's thread is never the holder */
-        if (!suspended_for_clocks)
-            return;
     }
     /* Only at RESUMED: a dying Ractor's thread suspends after its
      * Ractor's main thread is gone, and rb_thread_main() would crash. */
@@ -346,26 +370,21 @@ static void on_gc_event(rb_event_flag_t event, VALUE data, VALUE self, ID mid, V
 
 /* --- lifecycle ----------------------------------------------------------- */
 
-/* The thread events the open recordings need: cpu mode only needs
- * RESUMED, nothing being measured while off the GVL — but with M:N
- * threads SUSPENDED too, for the threads' CPU clocks (thread_cpu.h).
- * Sets suspended_for_clocks; the caller adds SUSPENDED for the GVL
- * holder alone (the worker's idleness) where it is known. */
+/* The thread events the open recordings need: RESUMED and SUSPENDED in
+ * both modes — when a thread released the GVL is what keeps its running
+ * time apart from its time off the GVL (resumed_wall, resumed_cpu), and
+ * with M:N threads what keeps the threads' CPU clocks (thread_cpu.h) —
+ * and READY where the wait for the GVL is measured (wall mode, requests). */
 static rb_event_flag_t needed_events(void)
 {
-    rb_event_flag_t events = RUBY_INTERNAL_THREAD_EVENT_RESUMED;
-    if (rp_thread_cpu_mn())
-        events |= RUBY_INTERNAL_THREAD_EVENT_SUSPENDED;
+    rb_event_flag_t events = RUBY_INTERNAL_THREAD_EVENT_RESUMED | RUBY_INTERNAL_THREAD_EVENT_SUSPENDED;
     if (requests) /* a request's time off the GVL, in every mode */
-        events |= RUBY_INTERNAL_THREAD_EVENT_SUSPENDED | RUBY_INTERNAL_THREAD_EVENT_READY;
+        events |= RUBY_INTERNAL_THREAD_EVENT_READY;
     for (int i = 0; i < RP_RECORDINGS; i++) {
         const rp_recording *r = rp_recording_get((rp_rec_id)i);
         if (r->open && r->cfg.mode == RP_MODE_WALL)
-            events |= RUBY_INTERNAL_THREAD_EVENT_SUSPENDED | RUBY_INTERNAL_THREAD_EVENT_READY;
+            events |= RUBY_INTERNAL_THREAD_EVENT_READY;
     }
-    suspended_for_clocks = events & RUBY_INTERNAL_THREAD_EVENT_SUSPENDED;
-    if (rp_gvl_holder_usable())
-        events |= RUBY_INTERNAL_THREAD_EVENT_SUSPENDED;
     return events;
 }
 

@@ -21,11 +21,15 @@
 #include "../vm/gvl_holder.h"
 #include "../base/log.h"
 #include "../base/ruby_api.h"
+#include "frame_capture.h"
 #include "sample_buf.h"
 #include "../vm/threads.h"
 #include "../vm/tick_cpu.h"
 
 static rb_postponed_job_handle_t job_handle = POSTPONED_JOB_HANDLE_INVALID;
+/* CLOCK_MONOTONIC of the last tick, written by the ticker before it
+ * triggers the job. */
+static _Atomic int64_t last_tick_ns;
 static rp_keep_capture_fn *keep_capture;
 static rp_after_round_fn *after_round;
 static void (*on_served)(void);
@@ -215,6 +219,7 @@ static void start_clock(rp_thread *t, rp_thread_clock *c, const rp_recording *r,
     c->prev_ns = from_zero ? 0 : r->cfg.mode == RP_MODE_WALL ? c->prev_wall_ns : rp_thread_cpu_now(&t->cpu);
     c->pending_blocked_ns = c->pending_wait_ns = 0;
     c->pending_gc_mark_ns = c->pending_gc_sweep_ns = 0;
+    c->off_gvl_wall_ns = 0;
     c->epoch = r->clock_epoch;
 }
 
@@ -249,6 +254,7 @@ int rp_sampler_charge(rp_thread *t, rp_rec_id id, rp_clock_reading *now, rp_char
     int64_t weight = clock - c->prev_ns;
     c->prev_ns = clock;
     c->prev_wall_ns = now->wall_ns;
+    c->off_gvl_wall_ns = 0;
     if (weight <= 0)
         return 0;
     charges[0] = (rp_charge){RP_VM_RUNNING, weight, (uint8_t)id};
@@ -333,6 +339,28 @@ static bool cpu_period_passed(rp_thread *t, rp_rec_id id, rp_clock_reading *now)
     return rp_clock_reading_for(now, t, id) - c->prev_ns >= r->period_ns - r->period_ns / 4;
 }
 
+/* Whether the last tick came while this thread held the GVL. Ruby
+ * interrupts the thread that last ran when no thread holds the GVL at a
+ * tick (every one waiting: a sleep, a socket, a queue), and that thread
+ * serves the tick once it has the GVL back, on the stack of its wait.
+ * Such a tick found nothing running: its time stays pending for the next
+ * tick that finds the thread running, on whatever it runs then. Before,
+ * a thread working in bursts shorter than a tick between waits — a
+ * server's thread pool — had its work charged to its waits. */
+static bool tick_found_running(const rp_thread *t)
+{
+    return t->resumed_ns <= atomic_load_explicit(&last_tick_ns, memory_order_acquire);
+}
+
+/* Records the job's charges, leaving out the frames a C method's
+ * callback pushed since the tick (frame_capture.h). */
+static void record_tick(rp_thread *t, const rp_charge *charges, int n)
+{
+    rp_frame_capture_since_tick(rp_gvl_holder_frames_since_tick());
+    rp_sampler_record(t, charges, n);
+    rp_frame_capture_since_tick(0);
+}
+
 /* Postponed job — Ruby thread with the GVL, at a safepoint. Serves every
  * recording with a tick of its own pending. A run with no tick behind it
  * (triggered in the parent before fork(), which Ruby carries over) serves
@@ -345,6 +373,7 @@ static void sample_job(void *unused)
      * enough), counted as sampling time and kept out of the program's. */
     rp_clock_reading now = {.wall_ns = rp_monotonic_ns()};
     rp_thread *t = NULL;
+    bool running = true;
     rp_charge charges[RP_CHARGES_MAX];
     bool took[RP_RECORDINGS] = {false};
     int n = 0;
@@ -358,7 +387,10 @@ static void sample_job(void *unused)
             if (!(t = rp_sampler_current_thread()))
                 return;
             cpu_from_tick(&now, t);
+            running = tick_found_running(t);
         }
+        if (!running)
+            continue;
         cpu_after_clock(&now, t, (rp_rec_id)i);
         if (!cpu_period_passed(t, (rp_rec_id)i, &now))
             continue;
@@ -367,7 +399,7 @@ static void sample_job(void *unused)
         took[i] = true;
     }
     if (n > 0)
-        rp_sampler_record(t, charges, n);
+        record_tick(t, charges, n);
     if (after_round)
         after_round(now.wall_ns);
     if (t) {
@@ -402,6 +434,7 @@ void rp_sampler_trigger(void)
         rp_tick_cpu_read(now); /* before the tick is counted: its job finds this reading */
     if (!rp_recordings_tick(now))
         return;
+    atomic_store_explicit(&last_tick_ns, now, memory_order_release);
     rb_postponed_job_trigger(job_handle);
     rp_gvl_holder_interrupt();
 }

@@ -10,10 +10,12 @@
  *   thread; takes the lock, forgets the thread if it is the holder.
  * - rp_gvl_holder_gc_barrier: GC_ENTER hook, GVL held; takes and drops the
  *   lock.
- * - rp_gvl_holder_interrupt: the worker's signal handler (or its ticker
- *   loop); tries the lock, reads the holder's current execution context
- *   and ORs one bit into its interrupt flag, as Ruby's own
- *   RUBY_VM_SET_POSTPONED_JOB_INTERRUPT does. Never waits.
+ * - rp_gvl_holder_interrupt: the ticker thread; tries the lock, reads the
+ *   holder's current execution context and ORs one bit into its
+ *   interrupt flag, as Ruby's own RUBY_VM_SET_POSTPONED_JOB_INTERRUPT
+ *   does, and notes the context's current control frame. Never waits.
+ * - rp_gvl_holder_frames_since_tick: the sampling job, on its own thread;
+ *   compares its own context and frame with the noted ones.
  *
  * Memory safety: the worker reads rb_thread_t.ec and writes into that
  * execution context only while it holds `busy`. A thread's rb_thread_t and
@@ -42,8 +44,10 @@
 /* Ruby 3.4's vm_core.h (and ruby_layout.h), checked on the running Ruby by
  * layout_holds(). */
 enum {
+    EC_CFP_OFFSET = 16,            /* rb_execution_context_t.cfp */
     EC_INTERRUPT_FLAG_OFFSET = 32, /* rb_execution_context_t.interrupt_flag */
     EC_THREAD_PTR_OFFSET = 48,     /* rb_execution_context_t.thread_ptr */
+    CONTROL_FRAME_SIZE = 56,       /* sizeof(rb_control_frame_t): seven words */
 };
 #define POSTPONED_JOB_INTERRUPT_MASK 0x04u
 
@@ -51,9 +55,21 @@ static bool usable;
 static _Atomic(char *) holder; /* rb_thread_t of the GVL holder, or NULL */
 static atomic_flag busy = ATOMIC_FLAG_INIT;
 
+/* Where the last tick found the holder: its execution context and that
+ * context's current control frame, both only compared, never read
+ * through. A sequence lock with one writer, the ticker (odd: writing). */
+static _Atomic uint32_t tick_seq;
+static _Atomic(char *) tick_ec;
+static _Atomic(char *) tick_cfp;
+
 static char *current_ec(char *th)
 {
     return __atomic_load_n((char **)(th + RP_TH_EC_OFFSET), __ATOMIC_RELAXED);
+}
+
+static char *current_cfp(char *ec)
+{
+    return __atomic_load_n((char **)(ec + EC_CFP_OFFSET), __ATOMIC_RELAXED);
 }
 
 static uint32_t *interrupt_flag(char *ec)
@@ -167,21 +183,58 @@ static bool gc_unguarded(void)
 #endif
 }
 
+/* Ticker: notes where the tick found the holder (NULL: nowhere known). */
+static void note_tick_frame(char *ec, char *cfp)
+{
+    uint32_t s = atomic_load_explicit(&tick_seq, memory_order_relaxed);
+    atomic_store_explicit(&tick_seq, s + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&tick_ec, ec, memory_order_relaxed);
+    atomic_store_explicit(&tick_cfp, cfp, memory_order_relaxed);
+    atomic_store_explicit(&tick_seq, s + 2, memory_order_release);
+}
+
 void rp_gvl_holder_interrupt(void)
 {
-    if (gc_unguarded())
+    if (gc_unguarded() || atomic_flag_test_and_set_explicit(&busy, memory_order_acquire)) {
+        /* Ractors on 3.4, or a hook forgetting a thread: this tick takes
+         * the usual path */
+        note_tick_frame(NULL, NULL);
         return;
-    if (atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
-        return; /* a hook is forgetting a thread: this tick takes the usual path */
+    }
     char *th = atomic_load_explicit(&holder, memory_order_acquire);
     char *ec = th ? current_ec(th) : NULL;
+    char *cfp = ec ? current_cfp(ec) : NULL;
     if (ec)
         __atomic_fetch_or(interrupt_flag(ec), POSTPONED_JOB_INTERRUPT_MASK, __ATOMIC_SEQ_CST);
     unlock_busy();
+    note_tick_frame(ec, cfp);
+}
+
+int rp_gvl_holder_frames_since_tick(void)
+{
+    if (!usable)
+        return 0;
+    uint32_t s = atomic_load_explicit(&tick_seq, memory_order_acquire);
+    char *ec_then = atomic_load_explicit(&tick_ec, memory_order_relaxed);
+    char *cfp_then = atomic_load_explicit(&tick_cfp, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    if ((s & 1) || atomic_load_explicit(&tick_seq, memory_order_relaxed) != s || !ec_then)
+        return 0;
+    char *ec = current_ec(rp_thread_struct(rb_thread_current()));
+    if (ec != ec_then)
+        return 0;
+    /* Control frames grow down from the top of the context's VM stack. */
+    ptrdiff_t bytes = current_cfp(ec) - cfp_then;
+    if (bytes >= 0 || -bytes % CONTROL_FRAME_SIZE != 0)
+        return 0;
+    return (int)(-bytes / CONTROL_FRAME_SIZE);
 }
 
 void rp_gvl_holder_forget(void)
 {
     atomic_store_explicit(&holder, NULL, memory_order_relaxed);
+    atomic_store_explicit(&tick_ec, NULL, memory_order_relaxed);
+    atomic_store_explicit(&tick_seq, 0, memory_order_relaxed);
     atomic_flag_clear_explicit(&busy, memory_order_relaxed);
 }

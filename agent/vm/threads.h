@@ -24,8 +24,11 @@ typedef struct rp_thread_clock {
     int64_t prev_ns;      /* the recording's clock (its mode's) */
     int64_t prev_wall_ns; /* CLOCK_MONOTONIC at the same moment (cpu mode) */
     /* Time not yet recorded (recorded once it is worth a stack capture). */
-    int64_t pending_blocked_ns, pending_wait_ns;
+    int64_t pending_blocked_ns, pending_wait_ns; /* cpu mode: blocked is CPU off the GVL */
     int64_t pending_gc_mark_ns, pending_gc_sweep_ns;
+    /* cpu mode: the wall time of the stretches off the GVL whose CPU was
+     * taken out of prev_ns since the last charge (gvl_gc.c) */
+    int64_t off_gvl_wall_ns;
     uint32_t epoch;       /* the recording's clock epoch it was started in */
 } rp_thread_clock;
 
@@ -34,6 +37,8 @@ typedef struct rp_thread {
     rp_thread_cpu cpu;    /* its CPU clock, whatever native thread runs it */
     int64_t suspended_ns; /* CLOCK_MONOTONIC when it released the GVL, or 0 */
     int64_t ready_ns;     /* CLOCK_MONOTONIC when it asked for the GVL back, or 0 */
+    int64_t resumed_ns;   /* CLOCK_MONOTONIC when it last took the GVL back (sampler.c: a
+                           * tick before it came while the thread was off the GVL) */
     uint32_t thread_seq;  /* 1-based, in the order first seen */
     uint32_t generation;  /* profile generation the record belongs to */
     uint32_t seen_epoch;  /* the newest clock epoch when it was first seen (sampler.h) */

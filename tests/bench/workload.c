@@ -5,6 +5,11 @@
  *   RperfBench.c_busy(ms)        busy-waits `ms` of thread CPU time holding the GVL
  *   RperfBench.c_sleep_gvl(ms)   sleeps `ms` holding the GVL
  *   RperfBench.c_sleep_nogvl(ms) sleeps `ms` with the GVL released
+ *   RperfBench.c_busy_nogvl(ms)  busy-waits `ms` of thread CPU time with the GVL released
+ *   RperfBench.c_busy_then_call(ms, obj, name)
+ *                                busy-waits `ms` holding the GVL, then calls
+ *                                obj.name (a parser's hook: C code that
+ *                                calls back into Ruby when it is done)
  *   RperfBench.sample_floor(n)   [ns per thread-CPU clock read, ns per
  *                                rb_profile_frames of the caller's stack,
  *                                the same two with cold caches]: warm, the
@@ -61,6 +66,28 @@ static VALUE c_sleep_nogvl(VALUE self, VALUE ms)
     double d = NUM2DBL(ms);
     rb_thread_call_without_gvl(sleep_without_gvl, &d, RUBY_UBF_IO, NULL);
     return Qnil;
+}
+
+static void *busy_without_gvl(void *arg)
+{
+    double until = thread_cpu_ms() + *(double *)arg;
+    while (thread_cpu_ms() < until)
+        ;
+    return NULL;
+}
+
+static VALUE c_busy_nogvl(VALUE self, VALUE ms)
+{
+    (void)self;
+    double d = NUM2DBL(ms);
+    rb_thread_call_without_gvl(busy_without_gvl, &d, RUBY_UBF_IO, NULL);
+    return Qnil;
+}
+
+static VALUE c_busy_then_call(VALUE self, VALUE ms, VALUE obj, VALUE name)
+{
+    c_busy(self, ms);
+    return rb_funcall(obj, rb_to_id(name), 0);
 }
 
 static double monotonic_ns(void)
@@ -158,6 +185,8 @@ void Init_workload(void)
     rb_define_module_function(m, "c_busy", c_busy, 1);
     rb_define_module_function(m, "c_sleep_gvl", c_sleep_gvl, 1);
     rb_define_module_function(m, "c_sleep_nogvl", c_sleep_nogvl, 1);
+    rb_define_module_function(m, "c_busy_nogvl", c_busy_nogvl, 1);
+    rb_define_module_function(m, "c_busy_then_call", c_busy_then_call, 3);
     rb_define_module_function(m, "sample_floor", sample_floor, 1);
     rb_define_module_function(m, "noop_newobj_hook", noop_newobj_hook, 0);
 }

@@ -89,6 +89,7 @@ when "threads"
   samples_with(doc, label).each { |_, w, t, _| by_thread[t] += w }
   by_thread.sort.each { |t, w| puts "#{t} #{w}" }
 when "weight" then puts samples_with(doc, label).sum { |_, w, *| w }
+when "self" then puts (doc["aggregated_samples"] || doc["raw_samples"]).select { |(leaf, *), *| leaf[1] == label }.sum { |_, w, *| w }
 when "total" then puts (doc["aggregated_samples"] || doc["raw_samples"]).sum { |_, w, *| w }
 when "labeled"
   key, value = ARGV[3].split("=", 2)
