@@ -179,8 +179,11 @@ void rp_sampler_own_time(rp_thread *t, const bool served[RP_RECORDINGS], const r
         rp_thread_clock *c = &t->clock[i];
         if (c->epoch != r->clock_epoch)
             continue;
-        c->prev_ns += r->cfg.mode == RP_MODE_WALL ? spent : spent < OWN_CPU_MAX_NS ? spent : OWN_CPU_MAX_NS;
-        c->prev_wall_ns += spent;
+        /* prev_wall_ns moves as far: the rest of a long capture's wall
+         * time stays in what could have used the CPU (gvl_gc.c) */
+        int64_t skip = r->cfg.mode == RP_MODE_WALL ? spent : spent < OWN_CPU_MAX_NS ? spent : OWN_CPU_MAX_NS;
+        c->prev_ns += skip;
+        c->prev_wall_ns += skip;
     }
 }
 
@@ -322,6 +325,12 @@ static bool ran_through_tick(rp_thread *t, rp_clock_reading *now, int64_t period
     return ran;
 }
 
+/* A thread with this many periods of CPU pending at a tick has run
+ * through ticks without a safepoint (a long C call holding the GVL): that
+ * the OS took it off the CPU between the last tick and the job does not
+ * make its time the next stack's. */
+#define LONG_RUN_PERIODS 4
+
 /* In cpu mode, whether the thread has used the CPU for most of a period
  * since its last sample: ticks come by the wall clock, and a thread that
  * had only part of a core since (a loaded machine, a thread sharing the
@@ -333,10 +342,12 @@ static bool cpu_period_passed(rp_thread *t, rp_rec_id id, rp_clock_reading *now)
     const rp_recording *r = rp_recording_get(id);
     if (r->cfg.mode != RP_MODE_CPU)
         return true;
-    if (!ran_through_tick(t, now, r->period_ns))
-        return false;
+    bool ran = ran_through_tick(t, now, r->period_ns);
     const rp_thread_clock *c = rp_sampler_clock(t, id);
-    return rp_clock_reading_for(now, t, id) - c->prev_ns >= r->period_ns - r->period_ns / 4;
+    int64_t pending = rp_clock_reading_for(now, t, id) - c->prev_ns;
+    if (!ran && pending < LONG_RUN_PERIODS * r->period_ns)
+        return false;
+    return pending >= r->period_ns - r->period_ns / 4;
 }
 
 /* Whether the last tick came while this thread held the GVL. Ruby
@@ -354,9 +365,9 @@ static bool tick_found_running(const rp_thread *t)
 
 /* Records the job's charges, leaving out the frames a C method's
  * callback pushed since the tick (frame_capture.h). */
-static void record_tick(rp_thread *t, const rp_charge *charges, int n)
+static void record_tick(rp_thread *t, const rp_charge *charges, int n, int pushed)
 {
-    rp_frame_capture_since_tick(rp_gvl_holder_frames_since_tick());
+    rp_frame_capture_since_tick(pushed);
     rp_sampler_record(t, charges, n);
     rp_frame_capture_since_tick(0);
 }
@@ -372,6 +383,7 @@ static void sample_job(void *unused)
      * mode the thread CPU clock is a system call, and one per sample is
      * enough), counted as sampling time and kept out of the program's. */
     rp_clock_reading now = {.wall_ns = rp_monotonic_ns()};
+    int pushed = rp_gvl_holder_frames_since_tick(); /* read by every run: the next tick notes anew */
     rp_thread *t = NULL;
     bool running = true;
     rp_charge charges[RP_CHARGES_MAX];
@@ -399,7 +411,7 @@ static void sample_job(void *unused)
         took[i] = true;
     }
     if (n > 0)
-        record_tick(t, charges, n);
+        record_tick(t, charges, n, pushed);
     if (after_round)
         after_round(now.wall_ns);
     if (t) {

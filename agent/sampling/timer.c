@@ -35,6 +35,7 @@ static atomic_bool asleep;
 typedef struct deadlines {
     struct timespec next;
     int64_t interval_ns; /* 0: not started */
+    uint64_t random;     /* xorshift state for the jitter */
 } deadlines;
 
 /* --- deadlines ------------------------------------------------------------- */
@@ -53,7 +54,34 @@ static void start_deadlines(deadlines *t, int frequency)
 {
     t->interval_ns = 1000000000 / frequency;
     clock_gettime(CLOCK_MONOTONIC, &t->next);
+    t->random ^= (uint64_t)t->next.tv_nsec * 0x9e3779b97f4a7c15ULL | 1;
     add_ns(&t->next, t->interval_ns);
+}
+
+/* When the tick at the next deadline fires: at a random point within a
+ * quarter of the interval either side of it (the deadlines themselves keep
+ * the rate). A program whose cycle is near the interval — a thread that
+ * works 0.3 ms and sleeps 0.7 ms — would otherwise meet the ticks at the
+ * same point of its cycle for as long as the two stay in step, and Linux
+ * keeps them in step: it wakes a sleeping thread (50 us of timer slack)
+ * with the ticker's own timer, so every tick found that thread waking,
+ * off the GVL, and its work had 200 samples in 3,300 ticks. */
+static struct timespec jittered(deadlines *t)
+{
+    t->random ^= t->random << 13;
+    t->random ^= t->random >> 7;
+    t->random ^= t->random << 17;
+    int64_t span = t->interval_ns / 2;
+    struct timespec at = t->next;
+    add_ns(&at, span > 0 ? (int64_t)(t->random % (uint64_t)span) : 0);
+    int64_t back = t->interval_ns / 4;
+    at.tv_nsec -= back % 1000000000;
+    at.tv_sec -= back / 1000000000;
+    if (at.tv_nsec < 0) {
+        at.tv_nsec += 1000000000;
+        at.tv_sec--;
+    }
+    return at;
 }
 
 /* Moves to the next deadline in the future; ticks missed while the
@@ -93,7 +121,7 @@ static void *ticker_main(void *arg)
     /* A deadline's default slack is 50 us, 5% of a 1 ms tick. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
     sem_post(&started);
-    deadlines t = {.interval_ns = 0};
+    deadlines t = {.interval_ns = 0, .random = 0x2545f4914f6cdd1dULL};
     while (!atomic_load(&stopping)) {
         if (!ticking()) {
             t.interval_ns = 0; /* counted afresh from when they are wanted */
@@ -103,7 +131,8 @@ static void *ticker_main(void *arg)
         int hz = atomic_load(&tick_hz);
         if (t.interval_ns != 1000000000 / hz)
             start_deadlines(&t, hz);
-        if (sem_clockwait(&kick, CLOCK_MONOTONIC, &t.next) == 0 || errno != ETIMEDOUT)
+        struct timespec at = jittered(&t);
+        if (sem_clockwait(&kick, CLOCK_MONOTONIC, &at) == 0 || errno != ETIMEDOUT)
             continue;
         if (ticking())
             rp_sampler_trigger();

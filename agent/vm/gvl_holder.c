@@ -55,9 +55,15 @@ static bool usable;
 static _Atomic(char *) holder; /* rb_thread_t of the GVL holder, or NULL */
 static atomic_flag busy = ATOMIC_FLAG_INIT;
 
-/* Where the last tick found the holder: its execution context and that
- * context's current control frame, both only compared, never read
- * through. A sequence lock with one writer, the ticker (odd: writing). */
+/* Where the first tick since the sampling job last ran found the holder:
+ * its execution context and that context's current control frame, both
+ * only compared, never read through. The first: the ticks that come
+ * while a C method runs without a safepoint all wait for one job, and
+ * the later ones may find the thread in the callback already. The ticker
+ * writes them only while `tick_noted` is clear and then sets it; the job
+ * clears it. A sequence lock (odd: writing) tells a job that reads them
+ * while a new tick writes. */
+static atomic_bool tick_noted;
 static _Atomic uint32_t tick_seq;
 static _Atomic(char *) tick_ec;
 static _Atomic(char *) tick_cfp;
@@ -183,37 +189,38 @@ static bool gc_unguarded(void)
 #endif
 }
 
-/* Ticker: notes where the tick found the holder (NULL: nowhere known). */
+/* Ticker: notes where the tick found the holder, unless a tick before it
+ * did and no job has run since. */
 static void note_tick_frame(char *ec, char *cfp)
 {
+    if (atomic_load_explicit(&tick_noted, memory_order_acquire))
+        return;
     uint32_t s = atomic_load_explicit(&tick_seq, memory_order_relaxed);
     atomic_store_explicit(&tick_seq, s + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
     atomic_store_explicit(&tick_ec, ec, memory_order_relaxed);
     atomic_store_explicit(&tick_cfp, cfp, memory_order_relaxed);
     atomic_store_explicit(&tick_seq, s + 2, memory_order_release);
+    atomic_store_explicit(&tick_noted, true, memory_order_release);
 }
 
 void rp_gvl_holder_interrupt(void)
 {
-    if (gc_unguarded() || atomic_flag_test_and_set_explicit(&busy, memory_order_acquire)) {
-        /* Ractors on 3.4, or a hook forgetting a thread: this tick takes
-         * the usual path */
-        note_tick_frame(NULL, NULL);
-        return;
-    }
+    if (gc_unguarded() || atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
+        return; /* Ractors on 3.4, or a hook forgetting a thread: this tick takes the usual path */
     char *th = atomic_load_explicit(&holder, memory_order_acquire);
     char *ec = th ? current_ec(th) : NULL;
     char *cfp = ec ? current_cfp(ec) : NULL;
     if (ec)
         __atomic_fetch_or(interrupt_flag(ec), POSTPONED_JOB_INTERRUPT_MASK, __ATOMIC_SEQ_CST);
     unlock_busy();
-    note_tick_frame(ec, cfp);
+    if (ec)
+        note_tick_frame(ec, cfp);
 }
 
 int rp_gvl_holder_frames_since_tick(void)
 {
-    if (!usable)
+    if (!usable || !atomic_exchange_explicit(&tick_noted, false, memory_order_acq_rel))
         return 0;
     uint32_t s = atomic_load_explicit(&tick_seq, memory_order_acquire);
     char *ec_then = atomic_load_explicit(&tick_ec, memory_order_relaxed);
@@ -234,7 +241,7 @@ int rp_gvl_holder_frames_since_tick(void)
 void rp_gvl_holder_forget(void)
 {
     atomic_store_explicit(&holder, NULL, memory_order_relaxed);
-    atomic_store_explicit(&tick_ec, NULL, memory_order_relaxed);
+    atomic_store_explicit(&tick_noted, false, memory_order_relaxed);
     atomic_store_explicit(&tick_seq, 0, memory_order_relaxed);
     atomic_flag_clear_explicit(&busy, memory_order_relaxed);
 }

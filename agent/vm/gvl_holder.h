@@ -66,11 +66,11 @@ void rp_gvl_holder_gc_barrier(void);
  * holder's current execution context. Async-signal-safe, never waits. */
 void rp_gvl_holder_interrupt(void);
 
-/* Sampling job (GVL held, on the thread the tick reached): how many of
- * Ruby's control frames this thread has pushed since the last tick read
- * where it was (rp_gvl_holder_interrupt notes the holder's execution
- * context and its current frame); 0 when that tick was aimed elsewhere,
- * at another fiber, or its stack is no deeper now. Frames pushed between
+/* Sampling job (GVL held, on the thread the tick reached), once per run:
+ * how many of Ruby's control frames this thread has pushed since the
+ * first tick since the job last ran (rp_gvl_holder_interrupt notes the
+ * holder's execution context and its current frame); 0 when that tick
+ * was aimed elsewhere, at another fiber, or its stack is no deeper now. Frames pushed between
  * a tick and the job that serves it ran no safepoint: a C method that
  * called back into Ruby (a parser's hook, a compiler's Integer#-@) is
  * where that time went, not the callback (frame_capture.h). */

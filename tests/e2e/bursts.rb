@@ -1,5 +1,5 @@
 # A thread that works in bursts shorter than a tick between waits — a
-# server's thread pool: Object#work runs about 0.2 ms of Ruby, then the
+# server's thread pool: Object#work runs about 0.3 ms of Ruby, then the
 # thread waits (a sleep, a pipe read, a Thread::Queue#pop, IO.select) for
 # about 0.7 ms, fed by another thread where there is something to wait
 # for. Prints, on stdout, the truth: the thread CPU time (cpu mode) or
@@ -8,7 +8,7 @@
 kind = ARGV.fetch(0)
 n = Integer(ARGV.fetch(1))
 clock = ENV.fetch("RPERF_MODE", "cpu") == "wall" ? Process::CLOCK_MONOTONIC : Process::CLOCK_THREAD_CPUTIME_ID
-def work = (0..1800).reduce(0) { |a, k| (a * 33 + k) % 999_983 }
+def work = (0..6000).reduce(0) { |a, k| (a * 33 + k) % 999_983 }
 
 case kind
 when "pipe", "select"

@@ -198,3 +198,20 @@ flat_percent() {
 at_least() {
     awk -v v="$1" -v m="$2" 'BEGIN { exit !(v + 0 >= m + 0) }'
 }
+
+# sampling_bound PROFILE TRUTH_NS: the tolerance, in %, of a method's time
+# in PROFILE against the TRUTH_NS the program measured: 5%, or 3 standard
+# errors of the sampling where the run has too few samples for that. A
+# method that takes a share p of the running time, sampled N times, is
+# seen within about sqrt((1 - p) / (p N)) of its time (one standard
+# error; a program's regular cycle spreads the samples more evenly than
+# chance, and runs vary less than this): 2% for p = 0.9 and 300 samples,
+# 5% with 30 samples (100 Hz for a few seconds).
+sampling_bound() {
+    local running samples
+    running=$(check running "$1")
+    samples=$(check field "$1" sampling_count)
+    awk -v t="$2" -v r="$running" -v n="$samples" 'BEGIN {
+        p = t / r; if (p > 1) p = 1; if (n < 1) n = 1
+        b = 300 * sqrt((1 - p) / (p * n)); if (b < 5) b = 5; printf "%.1f", b }'
+}

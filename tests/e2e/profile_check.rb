@@ -89,6 +89,8 @@ when "threads"
   samples_with(doc, label).each { |_, w, t, _| by_thread[t] += w }
   by_thread.sort.each { |t, w| puts "#{t} #{w}" }
 when "weight" then puts samples_with(doc, label).sum { |_, w, *| w }
+when "running" # the time not off the GVL (no %GVL label)
+  puts (doc["aggregated_samples"] || doc["raw_samples"]).reject { |_, _, _, ls| doc["label_sets"][ls].key?("%GVL") }.sum { |_, w, *| w }
 when "self" then puts (doc["aggregated_samples"] || doc["raw_samples"]).select { |(leaf, *), *| leaf[1] == label }.sum { |_, w, *| w }
 when "total" then puts (doc["aggregated_samples"] || doc["raw_samples"]).sum { |_, w, *| w }
 when "labeled"
