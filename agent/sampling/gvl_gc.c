@@ -69,6 +69,25 @@ static bool any_accepting(void)
 
 /* --- GVL ------------------------------------------------------------------ */
 
+/* The shortest stretch off the GVL whose CPU resumed_cpu splits off. */
+#define OFF_GVL_SPLIT_NS 250000
+
+/* cpu mode: the thread's CPU clock at its release of the GVL, for
+ * resumed_cpu. Read only when the last reading is older than the
+ * stretches resumed_cpu splits (a system call each: 1.5 us on this
+ * project's virtual machines, and a server's threads release the GVL
+ * thousands of times a second); else at most that reading plus the wall
+ * time since, which a shorter stretch of running could not exceed. */
+static void cpu_at_release(rp_thread *t, int64_t now)
+{
+    if (now - t->cpu_seen_at_ns >= OFF_GVL_SPLIT_NS) {
+        t->suspended_cpu_ns = rp_thread_cpu_now(&t->cpu);
+        rp_sampler_cpu_seen(t, t->suspended_cpu_ns, now);
+    } else {
+        t->suspended_cpu_ns = t->cpu_seen_ns + (now - t->cpu_seen_at_ns);
+    }
+}
+
 static void on_suspended(VALUE thread)
 {
     rp_thread *t = rp_threads_find(thread);
@@ -76,6 +95,8 @@ static void on_suspended(VALUE thread)
         rp_thread_cpu_suspended(&t->cpu);
         t->suspended_ns = rp_monotonic_ns();
         t->ready_ns = 0;
+        if (rp_recordings_any_cpu_accepting())
+            cpu_at_release(t, t->suspended_ns);
     }
 }
 
@@ -115,39 +136,33 @@ static int resumed_wall(rp_thread *t, rp_rec_id id, int64_t now, rp_charge *char
 /* cpu mode: the CPU the thread used off the GVL (C code that released it
  * and computed, a system call's own work) belongs to the stack it resumes
  * on; the CPU it used running before the release stays pending for the
- * next tick that finds it running, as in wall mode.
+ * next tick that finds it running, as in wall mode. A wait's own CPU
+ * (the system call's work, some 20 us for a sleep, more for a socket)
+ * would otherwise go to the code that runs after it.
  *
- * Reading the thread's CPU clock at every release and resume would cost a
- * system call each (1.5 us on this project's virtual machines, many
- * thousand times a second in a server), so it is read only after a
- * stretch off the GVL of a quarter of a millisecond (or half a period,
- * when that is shorter) — at most 4,000 times a second a thread; after a
- * shorter one, whose CPU is less than its wall time, that CPU goes with
- * the running time. A wait's own CPU (the system call's work, some 20 us
- * for a sleep) would otherwise go to the code that runs after it: at
- * 100 Hz, with no split below half a period, a thread of 0.3 ms bursts
- * between 0.7 ms sleeps had its bursts charged 5% more than they used. The split is then
- * made on wall time: of the CPU since the last charge, the thread's time
- * outside this stretch (and outside those split before) could have used
- * at most as much as it lasted; the rest was used off the GVL. On a loaded
- * machine, where running time is longer than its CPU, the split gives the
- * stretch less, never more, than it used. */
-#define OFF_GVL_SPLIT_NS 250000
-
+ * The split needs the thread's CPU clock at the release and now, a
+ * system call each, so it is made only after a stretch off the GVL of a
+ * quarter of a millisecond (or half a period, when that is shorter): at
+ * most 4,000 times a second a thread. After a shorter one, whose CPU is
+ * less than its wall time, that CPU goes with the running time. The clock
+ * at the release was read then, or is bounded by the last reading
+ * (cpu_at_release): the split then gives the stretch less, never more,
+ * than it used. At 100 Hz, with no split below half a period, a thread of
+ * 0.3 ms bursts between 0.7 ms sleeps had its bursts charged 5% more than
+ * they used; with the bound on the wall time since the last charge alone
+ * (no reading at the release), Puma's threads had 40% of their waits' CPU
+ * charged to their work. */
 static int resumed_cpu(rp_thread *t, rp_rec_id id, rp_clock_reading *now, rp_charge *charges)
 {
     if (!t->suspended_ns)
         return 0;
     rp_thread_clock *c = rp_sampler_clock(t, id);
     int64_t suspended = t->suspended_ns > c->prev_wall_ns ? t->suspended_ns : c->prev_wall_ns;
-    int64_t off_wall = now->wall_ns - suspended;
     int64_t min = rp_recording_get(id)->min_charge_ns;
-    if (off_wall < (min < OFF_GVL_SPLIT_NS ? min : OFF_GVL_SPLIT_NS))
+    if (now->wall_ns - suspended < (min < OFF_GVL_SPLIT_NS ? min : OFF_GVL_SPLIT_NS))
         return 0;
-    int64_t used = rp_clock_reading_for(now, t, id) - c->prev_ns;
-    int64_t outside = now->wall_ns - c->prev_wall_ns - c->off_gvl_wall_ns - off_wall;
-    int64_t off_cpu = used - (outside < 0 ? 0 : outside < used ? outside : used);
-    c->off_gvl_wall_ns += off_wall;
+    int64_t released = t->suspended_cpu_ns > c->prev_ns ? t->suspended_cpu_ns : c->prev_ns;
+    int64_t off_cpu = rp_clock_reading_for(now, t, id) - released;
     if (off_cpu <= 0)
         return 0;
     c->prev_ns += off_cpu;

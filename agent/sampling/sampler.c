@@ -62,6 +62,14 @@ int64_t rp_monotonic_ns(void)
     return rp_clock_ns(CLOCK_MONOTONIC);
 }
 
+void rp_sampler_cpu_seen(rp_thread *t, int64_t cpu_ns, int64_t at_ns)
+{
+    if (at_ns >= t->cpu_seen_at_ns) {
+        t->cpu_seen_ns = cpu_ns;
+        t->cpu_seen_at_ns = at_ns;
+    }
+}
+
 int64_t rp_clock_reading_for(rp_clock_reading *now, rp_thread *t, rp_rec_id id)
 {
     if (rp_recording_get(id)->cfg.mode == RP_MODE_WALL)
@@ -69,6 +77,7 @@ int64_t rp_clock_reading_for(rp_clock_reading *now, rp_thread *t, rp_rec_id id)
     if (!now->has_cpu) {
         now->cpu_ns = rp_thread_cpu_now(&t->cpu);
         now->has_cpu = true;
+        rp_sampler_cpu_seen(t, now->cpu_ns, now->wall_ns);
     }
     return now->cpu_ns;
 }
@@ -222,7 +231,6 @@ static void start_clock(rp_thread *t, rp_thread_clock *c, const rp_recording *r,
     c->prev_ns = from_zero ? 0 : r->cfg.mode == RP_MODE_WALL ? c->prev_wall_ns : rp_thread_cpu_now(&t->cpu);
     c->pending_blocked_ns = c->pending_wait_ns = 0;
     c->pending_gc_mark_ns = c->pending_gc_sweep_ns = 0;
-    c->off_gvl_wall_ns = 0;
     c->epoch = r->clock_epoch;
 }
 
@@ -257,7 +265,6 @@ int rp_sampler_charge(rp_thread *t, rp_rec_id id, rp_clock_reading *now, rp_char
     int64_t weight = clock - c->prev_ns;
     c->prev_ns = clock;
     c->prev_wall_ns = now->wall_ns;
-    c->off_gvl_wall_ns = 0;
     if (weight <= 0)
         return 0;
     charges[0] = (rp_charge){RP_VM_RUNNING, weight, (uint8_t)id};
@@ -289,6 +296,8 @@ static void cpu_from_tick(rp_clock_reading *now, rp_thread *t)
     if (!rp_recordings_any_cpu_accepting())
         return;
     now->has_cpu = now->cpu_from_tick = rp_tick_cpu_take(&t->cpu, t->thread_seq, &now->cpu_ns, &now->tick_wall_ns);
+    if (now->cpu_from_tick)
+        rp_sampler_cpu_seen(t, now->cpu_ns, now->tick_wall_ns);
     rp_tick_cpu_holder(&t->cpu, t->thread_seq);
 }
 
@@ -302,9 +311,14 @@ static void cpu_after_clock(rp_clock_reading *now, rp_thread *t, rp_rec_id id)
         now->has_cpu = now->cpu_from_tick = false;
 }
 
+/* A job this late after its tick (or a quarter of a period, when that is
+ * shorter) reads the thread's CPU clock again. Ruby code reaches a
+ * safepoint within microseconds. */
+#define LATE_JOB_NS 20000
+
 /* In cpu mode, with the tick's reading of the thread's clock: whether the
- * thread was running when the tick came. A job that runs well after its
- * tick (a quarter of a period) reads the clock again: a thread that used
+ * thread was running when the tick came. A job that runs late after its
+ * tick (LATE_JOB_NS) reads the clock again: a thread that used
  * the CPU for most of that time was running (a long call holding the GVL,
  * whose time the reading now includes); one that did not was off the CPU
  * — the OS had taken it off, at a point of its choosing — and its stack
@@ -312,43 +326,48 @@ static void cpu_after_clock(rp_clock_reading *now, rp_thread *t, rp_rec_id id)
  * the next tick that finds it running. Without this, on a loaded machine
  * the samples taken at resumption carried the time before: a loop that
  * reads its CPU clock (a point where a kernel with EEVDF ends a slice)
- * showed 10% of its time in Process.clock_gettime, 1% on a quiet one. */
+ * showed 10% of its time in Process.clock_gettime, 1% on a quiet one. A
+ * quarter of a period was the bound before; a server's threads, taken off
+ * the CPU for less than that in their system calls, then had their work
+ * charged to BasicSocket#setsockopt and the like: Puma's four threads
+ * under load put Burst#work (tests/e2e/puma_bursts.sh) 9% short. */
 static bool ran_through_tick(rp_thread *t, rp_clock_reading *now, int64_t period_ns)
 {
     int64_t late = now->wall_ns - now->tick_wall_ns;
-    if (!now->cpu_from_tick || late < period_ns / 4)
+    if (!now->cpu_from_tick || late < (period_ns / 4 < LATE_JOB_NS ? period_ns / 4 : LATE_JOB_NS))
         return true;
     int64_t cpu = rp_thread_cpu_now(&t->cpu);
+    rp_sampler_cpu_seen(t, cpu, now->wall_ns);
     bool ran = cpu - now->cpu_ns >= late / 2;
     now->cpu_ns = cpu; /* fresher, for every recording of this job */
     now->cpu_from_tick = false;
     return ran;
 }
 
-/* A thread with this many periods of CPU pending at a tick has run
- * through ticks without a safepoint (a long C call holding the GVL): that
- * the OS took it off the CPU between the last tick and the job does not
- * make its time the next stack's. */
-#define LONG_RUN_PERIODS 4
-
 /* In cpu mode, whether the thread has used the CPU for most of a period
  * since its last sample: ticks come by the wall clock, and a thread that
  * had only part of a core since (a loaded machine, a thread sharing the
  * GVL) waits for the next, its CPU time carried to it, so that samples
  * come one per period of the thread's CPU time, as a CPU-time timer's do
- * (the gem's). Wall mode samples at every tick. */
-static bool cpu_period_passed(rp_thread *t, rp_rec_id id, rp_clock_reading *now)
+ * (the gem's). Wall mode samples at every tick. `held_long`: the thread
+ * has held the GVL without a safepoint since a tick several periods ago
+ * (a long C call): it ran through the ticks, whatever the OS did between
+ * the last one and the job (a parse of 1.5 s was once carried, whole, to
+ * the next sample). */
+static bool cpu_period_passed(rp_thread *t, rp_rec_id id, rp_clock_reading *now, bool held_long)
 {
     const rp_recording *r = rp_recording_get(id);
     if (r->cfg.mode != RP_MODE_CPU)
         return true;
-    bool ran = ran_through_tick(t, now, r->period_ns);
-    const rp_thread_clock *c = rp_sampler_clock(t, id);
-    int64_t pending = rp_clock_reading_for(now, t, id) - c->prev_ns;
-    if (!ran && pending < LONG_RUN_PERIODS * r->period_ns)
+    if (!ran_through_tick(t, now, r->period_ns) && !held_long)
         return false;
-    return pending >= r->period_ns - r->period_ns / 4;
+    const rp_thread_clock *c = rp_sampler_clock(t, id);
+    return rp_clock_reading_for(now, t, id) - c->prev_ns >= r->period_ns - r->period_ns / 4;
 }
+
+/* Periods since the first tick the job serves past which a thread that
+ * held the GVL all along ran through them (cpu_period_passed). */
+#define LONG_RUN_PERIODS 4
 
 /* Whether the last tick came while this thread held the GVL. Ruby
  * interrupts the thread that last ran when no thread holds the GVL at a
@@ -383,7 +402,8 @@ static void sample_job(void *unused)
      * mode the thread CPU clock is a system call, and one per sample is
      * enough), counted as sampling time and kept out of the program's. */
     rp_clock_reading now = {.wall_ns = rp_monotonic_ns()};
-    int pushed = rp_gvl_holder_frames_since_tick(); /* read by every run: the next tick notes anew */
+    rp_tick_position first; /* read by every run: the next tick notes anew */
+    bool found_me = rp_gvl_holder_tick_found_me(&first);
     rp_thread *t = NULL;
     bool running = true;
     rp_charge charges[RP_CHARGES_MAX];
@@ -404,14 +424,16 @@ static void sample_job(void *unused)
         if (!running)
             continue;
         cpu_after_clock(&now, t, (rp_rec_id)i);
-        if (!cpu_period_passed(t, (rp_rec_id)i, &now))
+        bool held_long = found_me && t->resumed_ns <= first.tick_ns &&
+                         now.wall_ns - first.tick_ns >= LONG_RUN_PERIODS * r->period_ns;
+        if (!cpu_period_passed(t, (rp_rec_id)i, &now, held_long))
             continue;
         n += rp_sampler_charge(t, (rp_rec_id)i, &now, charges + n);
         r->stats.sampling_count++;
         took[i] = true;
     }
     if (n > 0)
-        record_tick(t, charges, n, pushed);
+        record_tick(t, charges, n, first.pushed);
     if (after_round)
         after_round(now.wall_ns);
     if (t) {
@@ -448,7 +470,7 @@ void rp_sampler_trigger(void)
         return;
     atomic_store_explicit(&last_tick_ns, now, memory_order_release);
     rb_postponed_job_trigger(job_handle);
-    rp_gvl_holder_interrupt();
+    rp_gvl_holder_tick(now);
 }
 
 void rp_sampler_after_fork(void)

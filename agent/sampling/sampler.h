@@ -69,6 +69,10 @@ int64_t rp_clock_reading_for(rp_clock_reading *now, struct rp_thread *t, rp_rec_
  * time, and restarts that clock at `now`. Returns the number of charges
  * added (0 or 1). */
 struct rp_charge;
+/* GVL held, on thread `t`: the agent read its CPU clock (thread_cpu.h):
+ * `cpu_ns` at `at_ns` (CLOCK_MONOTONIC); kept when it is the newest. */
+void rp_sampler_cpu_seen(struct rp_thread *t, int64_t cpu_ns, int64_t at_ns);
+
 int rp_sampler_charge(struct rp_thread *t, rp_rec_id id, rp_clock_reading *now,
                       struct rp_charge *charges);
 

@@ -10,11 +10,12 @@
  *   thread; takes the lock, forgets the thread if it is the holder.
  * - rp_gvl_holder_gc_barrier: GC_ENTER hook, GVL held; takes and drops the
  *   lock.
- * - rp_gvl_holder_interrupt: the ticker thread; tries the lock, reads the
- *   holder's current execution context and ORs one bit into its
- *   interrupt flag, as Ruby's own RUBY_VM_SET_POSTPONED_JOB_INTERRUPT
- *   does, and notes the context's current control frame. Never waits.
- * - rp_gvl_holder_frames_since_tick: the sampling job, on its own thread;
+ * - rp_gvl_holder_interrupt, rp_gvl_holder_tick: the ticker thread (or
+ *   another trigger of the job); tries the lock, reads the holder's
+ *   current execution context and ORs one bit into its interrupt flag, as
+ *   Ruby's own RUBY_VM_SET_POSTPONED_JOB_INTERRUPT does; a tick also notes
+ *   the context, its current control frame and the time. Never waits.
+ * - rp_gvl_holder_tick_found_me: the sampling job, on its own thread;
  *   compares its own context and frame with the noted ones.
  *
  * Memory safety: the worker reads rb_thread_t.ec and writes into that
@@ -67,6 +68,7 @@ static atomic_bool tick_noted;
 static _Atomic uint32_t tick_seq;
 static _Atomic(char *) tick_ec;
 static _Atomic(char *) tick_cfp;
+static _Atomic int64_t tick_ns;
 
 static char *current_ec(char *th)
 {
@@ -191,7 +193,7 @@ static bool gc_unguarded(void)
 
 /* Ticker: notes where the tick found the holder, unless a tick before it
  * did and no job has run since. */
-static void note_tick_frame(char *ec, char *cfp)
+static void note_tick(char *ec, char *cfp, int64_t now_ns)
 {
     if (atomic_load_explicit(&tick_noted, memory_order_acquire))
         return;
@@ -200,42 +202,62 @@ static void note_tick_frame(char *ec, char *cfp)
     atomic_thread_fence(memory_order_release);
     atomic_store_explicit(&tick_ec, ec, memory_order_relaxed);
     atomic_store_explicit(&tick_cfp, cfp, memory_order_relaxed);
+    atomic_store_explicit(&tick_ns, now_ns, memory_order_relaxed);
     atomic_store_explicit(&tick_seq, s + 2, memory_order_release);
     atomic_store_explicit(&tick_noted, true, memory_order_release);
 }
 
-void rp_gvl_holder_interrupt(void)
+/* Sets the interrupt on the holder's current context; returns that
+ * context (NULL: none known) and its current frame in *cfp. */
+static char *interrupt_holder(char **cfp)
 {
+    *cfp = NULL;
     if (gc_unguarded() || atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
-        return; /* Ractors on 3.4, or a hook forgetting a thread: this tick takes the usual path */
+        return NULL; /* Ractors on 3.4, or a hook forgetting a thread: the usual path */
     char *th = atomic_load_explicit(&holder, memory_order_acquire);
     char *ec = th ? current_ec(th) : NULL;
-    char *cfp = ec ? current_cfp(ec) : NULL;
-    if (ec)
+    if (ec) {
+        *cfp = current_cfp(ec);
         __atomic_fetch_or(interrupt_flag(ec), POSTPONED_JOB_INTERRUPT_MASK, __ATOMIC_SEQ_CST);
+    }
     unlock_busy();
-    if (ec)
-        note_tick_frame(ec, cfp);
+    return ec;
 }
 
-int rp_gvl_holder_frames_since_tick(void)
+void rp_gvl_holder_interrupt(void)
 {
+    char *cfp;
+    interrupt_holder(&cfp);
+}
+
+void rp_gvl_holder_tick(int64_t now_ns)
+{
+    char *cfp, *ec = interrupt_holder(&cfp);
+    if (ec)
+        note_tick(ec, cfp, now_ns);
+}
+
+bool rp_gvl_holder_tick_found_me(rp_tick_position *pos)
+{
+    *pos = (rp_tick_position){0, 0};
     if (!usable || !atomic_exchange_explicit(&tick_noted, false, memory_order_acq_rel))
-        return 0;
+        return false;
     uint32_t s = atomic_load_explicit(&tick_seq, memory_order_acquire);
     char *ec_then = atomic_load_explicit(&tick_ec, memory_order_relaxed);
     char *cfp_then = atomic_load_explicit(&tick_cfp, memory_order_relaxed);
+    int64_t at = atomic_load_explicit(&tick_ns, memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire);
     if ((s & 1) || atomic_load_explicit(&tick_seq, memory_order_relaxed) != s || !ec_then)
-        return 0;
+        return false;
     char *ec = current_ec(rp_thread_struct(rb_thread_current()));
     if (ec != ec_then)
-        return 0;
+        return false;
+    pos->tick_ns = at;
     /* Control frames grow down from the top of the context's VM stack. */
     ptrdiff_t bytes = current_cfp(ec) - cfp_then;
-    if (bytes >= 0 || -bytes % CONTROL_FRAME_SIZE != 0)
-        return 0;
-    return (int)(-bytes / CONTROL_FRAME_SIZE);
+    if (bytes < 0 && -bytes % CONTROL_FRAME_SIZE == 0)
+        pos->pushed = (int)(-bytes / CONTROL_FRAME_SIZE);
+    return true;
 }
 
 void rp_gvl_holder_forget(void)

@@ -27,6 +27,7 @@
 #define RPERF_AGENT_GVL_HOLDER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "../base/ruby_api.h"
 
@@ -66,15 +67,26 @@ void rp_gvl_holder_gc_barrier(void);
  * holder's current execution context. Async-signal-safe, never waits. */
 void rp_gvl_holder_interrupt(void);
 
+/* The ticker, at a tick: rp_gvl_holder_interrupt, and notes where the
+ * tick found the holder (its execution context and current frame) and
+ * when — unless a tick before it did and no sampling job has run since. */
+void rp_gvl_holder_tick(int64_t now_ns);
+
+/* What the sampling job learns of the first tick since it last ran. */
+typedef struct rp_tick_position {
+    int pushed;      /* Ruby control frames this thread pushed since */
+    int64_t tick_ns; /* CLOCK_MONOTONIC of that tick */
+} rp_tick_position;
+
 /* Sampling job (GVL held, on the thread the tick reached), once per run:
- * how many of Ruby's control frames this thread has pushed since the
- * first tick since the job last ran (rp_gvl_holder_interrupt notes the
- * holder's execution context and its current frame); 0 when that tick
- * was aimed elsewhere, at another fiber, or its stack is no deeper now. Frames pushed between
- * a tick and the job that serves it ran no safepoint: a C method that
+ * whether the first tick since the job last ran found this thread
+ * holding the GVL, and then where it was (*pos). Frames pushed between a
+ * tick and the job that serves it ran no safepoint: a C method that
  * called back into Ruby (a parser's hook, a compiler's Integer#-@) is
- * where that time went, not the callback (frame_capture.h). */
-int rp_gvl_holder_frames_since_tick(void);
+ * where that time went, not the callback (frame_capture.h); and a thread
+ * that has held the GVL without a safepoint since a tick long ago ran
+ * through it (a long C call), whatever the OS did just before the job. */
+bool rp_gvl_holder_tick_found_me(rp_tick_position *pos);
 
 /* Fork child, single-threaded: the parent's threads are gone. */
 void rp_gvl_holder_forget(void);

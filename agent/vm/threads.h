@@ -26,9 +26,6 @@ typedef struct rp_thread_clock {
     /* Time not yet recorded (recorded once it is worth a stack capture). */
     int64_t pending_blocked_ns, pending_wait_ns; /* cpu mode: blocked is CPU off the GVL */
     int64_t pending_gc_mark_ns, pending_gc_sweep_ns;
-    /* cpu mode: the wall time of the stretches off the GVL whose CPU was
-     * taken out of prev_ns since the last charge (gvl_gc.c) */
-    int64_t off_gvl_wall_ns;
     uint32_t epoch;       /* the recording's clock epoch it was started in */
 } rp_thread_clock;
 
@@ -39,6 +36,11 @@ typedef struct rp_thread {
     int64_t ready_ns;     /* CLOCK_MONOTONIC when it asked for the GVL back, or 0 */
     int64_t resumed_ns;   /* CLOCK_MONOTONIC when it last took the GVL back (sampler.c: a
                            * tick before it came while the thread was off the GVL) */
+    /* The last reading of its CPU clock (thread_cpu.h) the agent made and
+     * when (CLOCK_MONOTONIC), and its CPU clock when it released the GVL:
+     * read then, or at most the last reading plus the wall time since
+     * (gvl_gc.c). */
+    int64_t cpu_seen_ns, cpu_seen_at_ns, suspended_cpu_ns;
     uint32_t thread_seq;  /* 1-based, in the order first seen */
     uint32_t generation;  /* profile generation the record belongs to */
     uint32_t seen_epoch;  /* the newest clock epoch when it was first seen (sampler.h) */
