@@ -26,5 +26,8 @@ int rperf_cmd_preload_path(int argc, char **argv)
     if (rperf_locate(&t) != 0)
         return 1;
     printf("%s\n", t.agent);
+    if (strpbrk(t.agent, " \t:"))
+        fprintf(stderr, "rperf: LD_PRELOAD splits paths at spaces and colons: link this one from a path "
+                        "without them (ln -s), and preload the link\n");
     return 0;
 }

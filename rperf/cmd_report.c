@@ -10,10 +10,12 @@
  * --measure, --hide-idle, --lines, --my-code): they are rperf-analyze's own options,
  * passed on.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "history.h"
+#include "hosts.h"
 #include "options.h"
 #include "page.h"
 #include "serve.h"
@@ -71,7 +73,8 @@ static int history(const char *dir, bool viewer, int selections, const char *hos
 
 int rperf_cmd_report(int argc, char **argv)
 {
-    const char *view = "viewer", *format = NULL, *passed[PASSED_MAX], *host = NULL, *port = NULL;
+    const char *view = "viewer", *format = NULL, *passed[PASSED_MAX], *host = NULL, *port = NULL, *allow = NULL;
+    bool allowed = false;
     int n = 0;
     char *file = "rperf.json.gz";
     for (int i = 1; i < argc; i++) {
@@ -92,6 +95,14 @@ int rperf_cmd_report(int argc, char **argv)
                    (got = rperf_opt_value(argc, argv, &i, NULL, "--port", &port, rperf_report_usage))) {
             if (got < 0)
                 return 1;
+        } else if ((got = rperf_opt_value(argc, argv, &i, NULL, "--allow-host", &allow, rperf_report_usage))) {
+            if (got < 0)
+                return 1;
+            if (rperf_hosts_allow(allow) != 0)
+                return rperf_usage_error(rperf_report_usage, "--allow-host expects a host name (at most %d of them), "
+                                                             "got '%s'",
+                                         RPERF_HOSTS_MAX, allow);
+            allowed = true;
         } else if (rperf_opt_flag(a, "-h", "--help"))
             return rperf_report_usage(stdout), 0;
         else if (a[0] == '-')
@@ -99,8 +110,9 @@ int rperf_cmd_report(int argc, char **argv)
         else
             file = argv[i];
     }
-    if ((host || port) && strcmp(view, "viewer") != 0)
-        return rperf_usage_error(rperf_report_usage, "--host and --port serve the viewer: not with --%s", view);
+    if ((host || port || allowed) && strcmp(view, "viewer") != 0)
+        return rperf_usage_error(rperf_report_usage, "--host, --port and --allow-host serve the viewer: not with --%s",
+                                 view);
     int port_number = 0;
     if (port && (port_number = rperf_parse_port(port)) < 0)
         return rperf_usage_error(rperf_report_usage, "--port must be 1..65535, got '%s'", port);

@@ -402,6 +402,12 @@ static int print_env(const struct run_options *o, int first, int argc)
     rperf_tools t;
     if (rperf_locate(&t) != 0)
         return 1;
+    if (strpbrk(t.agent, " \t:")) {
+        fprintf(stderr, "rperf: --print-env: LD_PRELOAD splits paths at spaces and colons, and the agent is at %s: "
+                        "link it from a path without them (ln -s) and set RPERF_AGENT to the link\n",
+                t.agent);
+        return 1;
+    }
     char *added[AGENT_VARIABLES_MAX];
     int k = agent_variables(o, &t, session, false, added);
     for (int a = 0; a < k; a++) {
@@ -447,11 +453,18 @@ int rperf_cmd_run(int argc, char **argv)
     if (o.output && !output_writable(o.output))
         return 1;
     rperf_tools t;
-    char session[PATH_MAX];
-    if (rperf_locate(&t) != 0 || rperf_temp_dir("rperf-session", session) != 0)
+    char session[PATH_MAX], link_dir[PATH_MAX];
+    if (rperf_locate(&t) != 0 || rperf_preloadable(&t, link_dir) != 0)
         return 1;
+    if (rperf_temp_dir("rperf-session", session) != 0) {
+        if (link_dir[0])
+            rperf_remove_tree(link_dir);
+        return 1;
+    }
     char **env = command_env(&o, &t, session);
     int status = env ? rperf_run(argv + first, env, RPERF_FORWARD_SIGNALS) : 1;
+    if (link_dir[0])
+        rperf_remove_tree(link_dir);
     /* A reader of rperf's output that went away (`| head`) ends a write
      * with EPIPE, not rperf before it has tidied up. */
     signal(SIGPIPE, SIG_IGN);

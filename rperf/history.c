@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../common/json_writer.h"
 #include "../common/out.h"
@@ -36,11 +37,27 @@ typedef struct snapshot {
     rp_by_name shares;
 } snapshot;
 
+/* The viewer and diff pages made so far are kept in a folder of their
+ * own, at most PAGES_KEPT of them and PAGES_BYTES in all: past that the
+ * least recently asked for is removed (a client asking for every pair of
+ * N snapshots would have left N^2 pages). */
+#define PAGES_KEPT 32
+#define PAGES_BYTES (256L << 20)
+
+typedef struct kept_page {
+    char name[48];
+    long bytes;
+    unsigned long used; /* when last asked for: the history's clock */
+} kept_page;
+
 typedef struct history {
     const char *dir;
     snapshot *snaps;
     size_t count;
-    char pages[PATH_MAX]; /* the viewer and diff pages made so far */
+    char pages[PATH_MAX]; /* the folder of the pages made */
+    kept_page kept[PAGES_KEPT];
+    int kept_count;
+    unsigned long clock;
 } history;
 
 bool rperf_is_snapshot_dir(const char *dir)
@@ -261,13 +278,52 @@ static bool query_value(const char *query, const char *key, char *out, size_t si
 
 /* A page rperf-analyze makes (`args` then -o PAGE then `inputs`), made
  * once into h->pages and answered. */
+static void page_path(const history *h, const char *name, char *out, size_t size)
+{
+    snprintf(out, size, "%s/%s.html", h->pages, name);
+}
+
+static kept_page *kept_named(history *h, const char *name)
+{
+    for (int i = 0; i < h->kept_count; i++)
+        if (strcmp(h->kept[i].name, name) == 0)
+            return &h->kept[i];
+    return NULL;
+}
+
+static long kept_bytes(const history *h)
+{
+    long total = 0;
+    for (int i = 0; i < h->kept_count; i++)
+        total += h->kept[i].bytes;
+    return total;
+}
+
+/* Removes the least recently asked for pages until a new one of `bytes`
+ * fits the bounds. */
+static void make_room(history *h, long bytes)
+{
+    while (h->kept_count > 0 && (h->kept_count >= PAGES_KEPT || kept_bytes(h) + bytes > PAGES_BYTES)) {
+        int oldest = 0;
+        for (int i = 1; i < h->kept_count; i++)
+            if (h->kept[i].used < h->kept[oldest].used)
+                oldest = i;
+        char path[PATH_MAX + 64];
+        page_path(h, h->kept[oldest].name, path, sizeof(path));
+        unlink(path);
+        h->kept[oldest] = h->kept[--h->kept_count];
+    }
+}
+
+/* The page `name`, made by rperf-analyze `args` `-o PAGE` `inputs` when it
+ * is not kept already. */
 static void reply_made_page(history *h, const char *name, const char *const *args, const char *const *inputs,
                             rperf_reply *reply)
 {
     char page[PATH_MAX + 64];
-    snprintf(page, sizeof(page), "%s/%s.html", h->pages, name);
-    struct stat st;
-    if (stat(page, &st) != 0) {
+    page_path(h, name, page, sizeof(page));
+    kept_page *k = kept_named(h, name);
+    if (!k) {
         const char *argv[16];
         int n = 0;
         for (; *args; args++)
@@ -277,11 +333,17 @@ static void reply_made_page(history *h, const char *name, const char *const *arg
         for (; *inputs; inputs++)
             argv[n++] = *inputs;
         argv[n] = NULL;
-        if (rperf_analyze(true, argv) != 0) {
+        struct stat st;
+        if (rperf_analyze(true, argv) != 0 || stat(page, &st) != 0) {
             reply->status = 500;
             return;
         }
+        make_room(h, (long)st.st_size);
+        k = &h->kept[h->kept_count++];
+        snprintf(k->name, sizeof(k->name), "%s", name);
+        k->bytes = (long)st.st_size;
     }
+    k->used = ++h->clock;
     size_t len;
     char *body = rperf_read_file(page, &len);
     *reply = body ? (rperf_reply){200, "text/html; charset=utf-8", body, len} : (rperf_reply){.status = 500};
@@ -327,7 +389,8 @@ static long snapshot_at(const history *h, const char *text, const char **rest)
     return id;
 }
 
-/* Runs in rperf's own process, one request at a time (serve.h). */
+/* Runs in rperf's own process, one request at a time (serve.h: the
+ * connections' threads take turns). */
 static void route(void *ctx, const char *path, const char *query, rperf_reply *reply)
 {
     history *h = ctx;

@@ -14,12 +14,17 @@
 #include <string.h>
 
 #include <arpa/inet.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <sys/socket.h>
-#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "hosts.h"
+
 #define REQUEST_MAX 8192
-#define REQUEST_TIMEOUT_S 10
 
 static volatile sig_atomic_t stop_requested;
 
@@ -115,11 +120,44 @@ static int bound_port(int fd)
                                             : ((struct sockaddr_in *)&addr)->sin_port);
 }
 
-static void send_all(int fd, const char *data, size_t len)
+/* --- one connection ----------------------------------------------------------- */
+
+/* The longest a client may take to send its request, and to take its
+ * answer: a client that sends a byte a second, or one byte and then
+ * nothing, costs only its own connection, and only that long. */
+#define REQUEST_DEADLINE_MS 10000
+#define ANSWER_DEADLINE_MS 30000
+/* Connections served at once; past that a new one is answered 503. */
+#define CONNECTIONS_MAX 64
+
+static int64_t now_ms(void)
 {
-    while (len > 0) {
-        ssize_t sent = send(fd, data, len, MSG_NOSIGNAL);
-        if (sent < 0 && errno == EINTR && !stop_requested)
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits until `fd` is ready for `events` or the deadline passes. */
+static bool ready_by(int fd, short events, int64_t deadline)
+{
+    for (;;) {
+        int64_t left = deadline - now_ms();
+        if (left <= 0 || stop_requested)
+            return false;
+        struct pollfd p = {.fd = fd, .events = events};
+        int rc = poll(&p, 1, left > 1000 ? 1000 : (int)left);
+        if (rc > 0)
+            return true;
+        if (rc < 0 && errno != EINTR)
+            return false;
+    }
+}
+
+static void send_all(int fd, const char *data, size_t len, int64_t deadline)
+{
+    while (len > 0 && ready_by(fd, POLLOUT, deadline)) {
+        ssize_t sent = send(fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (sent < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (sent <= 0)
             return;
@@ -128,14 +166,14 @@ static void send_all(int fd, const char *data, size_t len)
     }
 }
 
-/* Reads a request's head (up to its blank line) into buf. Returns its
- * length, or 0 when the client sent none in time. */
-static size_t read_request(int fd, char *buf, size_t size)
+/* Reads a request's head (up to its blank line) into buf, by the
+ * deadline. Returns its length, or 0 when the client sent none in time. */
+static size_t read_request(int fd, char *buf, size_t size, int64_t deadline)
 {
     size_t len = 0;
-    while (len + 1 < size) {
-        ssize_t got = recv(fd, buf + len, size - 1 - len, 0);
-        if (got < 0 && errno == EINTR && !stop_requested)
+    while (len + 1 < size && ready_by(fd, POLLIN, deadline)) {
+        ssize_t got = recv(fd, buf + len, size - 1 - len, MSG_DONTWAIT);
+        if (got < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (got <= 0)
             break;
@@ -144,7 +182,7 @@ static size_t read_request(int fd, char *buf, size_t size)
         if (strstr(buf, "\r\n\r\n") || strstr(buf, "\n\n"))
             return len;
     }
-    return len > 0 && memchr(buf, '\n', len) ? len : 0;
+    return 0;
 }
 
 static void answer(int fd, int status, const char *reason, const char *type, const char *body, size_t len,
@@ -155,48 +193,108 @@ static void answer(int fd, int status, const char *reason, const char *type, con
                      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nCache-Control: no-store\r\n"
                      "X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
                      status, reason, type, len);
-    send_all(fd, header, (size_t)n);
+    int64_t deadline = now_ms() + ANSWER_DEADLINE_MS;
+    send_all(fd, header, (size_t)n, deadline);
     if (!head)
-        send_all(fd, body, len);
+        send_all(fd, body, len, deadline);
 }
 
-/* One connection: its request read, answered by `route`, closed. */
-static void serve_one(int fd, rperf_route route, void *ctx)
+static void answer_text(int fd, int status, const char *reason, bool head)
 {
-    struct timeval timeout = {.tv_sec = REQUEST_TIMEOUT_S};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
+    char body[64];
+    int n = snprintf(body, sizeof(body), "%s\n", reason);
+    answer(fd, status, reason, "text/plain", body, (size_t)n, head);
+}
+
+/* The server: what it routes, the names its Host header may give, the
+ * connections being served. */
+typedef struct server {
+    rperf_route route;
+    void *ctx;
+    pthread_mutex_t route_lock; /* routes are called one at a time */
+    rperf_hosts allowed;
+    atomic_int connections;
+} server;
+
+typedef struct connection {
+    server *srv;
+    int fd;
+} connection;
+
+/* One connection's thread: its request read by the deadline, its Host
+ * checked, answered by the route, closed. */
+static void *serve_connection(void *arg)
+{
+    connection c = *(connection *)arg;
+    free(arg);
     char request[REQUEST_MAX], method[16] = "", target[1024] = "";
-    if (read_request(fd, request, sizeof(request)) == 0 || sscanf(request, "%15s %1023s", method, target) != 2) {
-        static const char bad[] = "Bad Request\n";
-        answer(fd, 400, "Bad Request", "text/plain", bad, sizeof(bad) - 1, false);
-        return;
-    }
-    bool head = strcmp(method, "HEAD") == 0;
-    char *query = strchr(target, '?');
-    if (query)
-        *query++ = '\0';
-    if (!head && strcmp(method, "GET") != 0) {
-        static const char body[] = "Method Not Allowed\n";
-        answer(fd, 405, "Method Not Allowed", "text/plain", body, sizeof(body) - 1, false);
-        return;
-    }
-    rperf_reply reply = {0};
-    route(ctx, target, query ? query : "", &reply);
-    if (reply.status == 200) {
-        answer(fd, 200, "OK", reply.type, reply.body, reply.len, head);
+    if (read_request(c.fd, request, sizeof(request), now_ms() + REQUEST_DEADLINE_MS) == 0 ||
+        sscanf(request, "%15s %1023s", method, target) != 2) {
+        answer_text(c.fd, 400, "Bad Request", false);
     } else {
-        static const char missing[] = "Not Found\n", failed[] = "Internal Server Error\n";
-        bool not_found = reply.status == 404;
-        answer(fd, not_found ? 404 : 500, not_found ? "Not Found" : "Internal Server Error", "text/plain",
-               not_found ? missing : failed, not_found ? sizeof(missing) - 1 : sizeof(failed) - 1, head);
+        bool head = strcmp(method, "HEAD") == 0;
+        char *query = strchr(target, '?');
+        if (query)
+            *query++ = '\0';
+        int host = rperf_hosts_check(&c.srv->allowed, request);
+        if (host != 0) {
+            answer_text(c.fd, host, host == 403 ? "Forbidden" : "Bad Request", head);
+        } else if (!head && strcmp(method, "GET") != 0) {
+            answer_text(c.fd, 405, "Method Not Allowed", false);
+        } else {
+            rperf_reply reply = {0};
+            pthread_mutex_lock(&c.srv->route_lock);
+            c.srv->route(c.srv->ctx, target, query ? query : "", &reply);
+            pthread_mutex_unlock(&c.srv->route_lock);
+            if (reply.status == 200)
+                answer(c.fd, 200, "OK", reply.type, reply.body, reply.len, head);
+            else if (reply.status == 404)
+                answer_text(c.fd, 404, "Not Found", head);
+            else
+                answer_text(c.fd, 500, "Internal Server Error", head);
+            free(reply.body);
+        }
     }
-    free(reply.body);
+    close(c.fd);
+    atomic_fetch_sub(&c.srv->connections, 1);
+    return NULL;
+}
+
+/* Serves a connection on a thread of its own; past CONNECTIONS_MAX, or
+ * without a thread, answers 503 at once (one send that does not wait). */
+static void start_connection(server *srv, int fd)
+{
+    if (atomic_fetch_add(&srv->connections, 1) < CONNECTIONS_MAX) {
+        connection *c = malloc(sizeof(*c));
+        pthread_attr_t attr;
+        pthread_t thread;
+        if (c && pthread_attr_init(&attr) == 0) {
+            *c = (connection){srv, fd};
+            pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+            int rc = pthread_create(&thread, &attr, serve_connection, c);
+            pthread_attr_destroy(&attr);
+            if (rc == 0)
+                return;
+        }
+        free(c);
+    }
+    atomic_fetch_sub(&srv->connections, 1);
+    static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+                               "Content-Length: 20\r\nConnection: close\r\n\r\nService Unavailable\n";
+    (void)!send(fd, busy, sizeof(busy) - 1, MSG_DONTWAIT | MSG_NOSIGNAL); /* else the close alone */
+    close(fd);
 }
 
 static bool is_loopback(const char *host)
 {
     return strcmp(host, "localhost") == 0 || strcmp(host, "127.0.0.1") == 0 || strcmp(host, "::1") == 0;
+}
+
+/* At stop, the connections still served get a moment to end. */
+static void drain(server *srv)
+{
+    for (int i = 0; i < 50 && atomic_load(&srv->connections) > 0; i++)
+        usleep(20000);
 }
 
 int rperf_serve(const char *host, int port, rperf_route route, void *ctx, bool browse)
@@ -223,6 +321,9 @@ int rperf_serve(const char *host, int port, rperf_route route, void *ctx, bool b
         fprintf(stderr, "rperf: WARNING: the viewer has no authentication; anyone who can reach %s port %d can "
                         "read the profile\n",
                 host, bound_port(fd));
+    server srv = {.route = route, .ctx = ctx};
+    pthread_mutex_init(&srv.route_lock, NULL);
+    rperf_hosts_for_bind(&srv.allowed, host);
     if (browse)
         rperf_browse(url);
     while (!stop_requested) {
@@ -232,10 +333,10 @@ int rperf_serve(const char *host, int port, rperf_route route, void *ctx, bool b
                 usleep(100000); /* out of descriptors: wait rather than spin */
             continue;
         }
-        serve_one(client, route, ctx);
-        close(client);
+        start_connection(&srv, client);
     }
     close(fd);
+    drain(&srv);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     fprintf(stderr, "rperf: stopped serving\n");

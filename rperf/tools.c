@@ -69,6 +69,27 @@ int rperf_locate(rperf_tools *t)
     return 0;
 }
 
+int rperf_preloadable(rperf_tools *t, char link_dir[PATH_MAX])
+{
+    link_dir[0] = '\0';
+    if (!strpbrk(t->agent, " \t:"))
+        return 0;
+    char link[PATH_MAX];
+    if (rperf_temp_dir("rperf-agent", link_dir) != 0)
+        return -1;
+    snprintf(link, sizeof(link), "%s/librperf-agent.so", link_dir);
+    if (strpbrk(link, " \t:") || symlink(t->agent, link) != 0) {
+        fprintf(stderr, "rperf: cannot preload %s (LD_PRELOAD splits paths at spaces and colons) and cannot link "
+                        "it from %s: set TMPDIR to a directory whose path has neither\n",
+                t->agent, link_dir);
+        rperf_remove_tree(link_dir);
+        link_dir[0] = '\0';
+        return -1;
+    }
+    snprintf(t->agent, sizeof(t->agent), "%s", link);
+    return 0;
+}
+
 /* --- rperf-analyze's commands, in this process ----------------------------- */
 
 static const struct {

@@ -31,6 +31,13 @@ typedef struct rperf_tools {
  * rperf-attach (optional). */
 int rperf_locate(rperf_tools *t);
 
+/* Makes t->agent a path LD_PRELOAD can hold: the dynamic loader splits
+ * LD_PRELOAD at spaces and colons, so an agent under such a path (a
+ * GEM_HOME with a space) is linked from a private temporary directory,
+ * named in link_dir[] (""; when none was needed), which the caller
+ * removes after the program ran. Returns 0, or -1 (said). */
+int rperf_preloadable(rperf_tools *t, char link_dir[PATH_MAX]);
+
 /* Runs `rperf-analyze ARGS...` (args: NULL-terminated) in this process;
  * with `to_stderr` its stdout goes to stderr meanwhile. Returns its exit
  * status. */

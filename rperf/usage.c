@@ -133,6 +133,8 @@ void rperf_report_usage(FILE *out)
           "                                     Ctrl-C, rather than open it: for SSH port forwarding\n"
           "        --host HOST                  The address to serve it on (default: localhost;\n"
           "                                     0.0.0.0: every interface, with no authentication)\n"
+          "        --allow-host NAME            A name the server answers to besides its own (a\n"
+          "                                     request naming another Host is refused: 403)\n"
           "        --lines                      One row per line of code (profiles with lines)\n"
           "        --tagfocus KEY=REGEX         Only the samples whose label KEY matches (repeatable)\n"
           "        --tagignore KEY=REGEX        Leave out the samples whose label KEY matches\n"

@@ -425,6 +425,17 @@ void rp_allocs_let_go_of_stacks(void)
 size_t rp_allocs_retained(rp_rec_id id, rp_retained **out)
 {
     *out = NULL;
+    if (rp_gc_watch_missed_now()) {
+        /* Another Ractor ran a GC the hooks did not see (Ruby 3.4): any
+         * followed object may be gone, its slot free or reused; reading it
+         * aborted Ruby (memsize_of: unknown data type). They are dropped
+         * and counted as not followed, as the next marking end would, and
+         * the profile says so. */
+        drop_all(&young);
+        drop_all(&old);
+        follow_max = 0;
+        return 0;
+    }
     uint8_t bit = (uint8_t)(1u << id);
     size_t n = count_for(&young, bit) + count_for(&old, bit);
     if (n == 0 || !(*out = rp_alloc_array(n, sizeof(**out))))

@@ -138,6 +138,7 @@ module Rperf
       return unless data
 
       @session = nil
+      tell_where_children_went(session)
       merged = merge_children(session, data) if session && gathers_children?(session)
       report(session, merged || data) if session
       cleanup(session)
@@ -319,7 +320,7 @@ module Rperf
     def follow_children(inherit, defer)
       preset = ENV["RPERF_SESSION_DIR"]
       install_fork_hook
-      if preset && !agent_session_dir?(preset)
+      if preset && !agent_session_dir?(preset) && preset_dir_ready?(preset)
         @session.dir = preset
         return
       end
@@ -332,6 +333,20 @@ module Rperf
         ENV["RPERF_DEFER"] = "1" if defer
       end
       follow_spawned(dir) if inherit == true
+    end
+
+    # $RPERF_SESSION_DIR, made when it is missing (the children's profiles
+    # go there): without it they would write nothing, and their data would
+    # be lost without a word. When it cannot be made, the session gathers
+    # its children in a directory of its own, and says so.
+    def preset_dir_ready?(dir)
+      require "fileutils"
+      FileUtils.mkdir_p(dir, mode: 0o700)
+      true
+    rescue SystemCallError => e
+      warn "rperf: RPERF_SESSION_DIR=#{dir} cannot be made (#{e.message}); this session's forked children " \
+           "are gathered into its result instead"
+      false
     end
 
     def agent_session_dir?(dir)
@@ -451,6 +466,16 @@ module Rperf
     def gathers_children?(session)
       session.dir && session.root_pid == Process.pid &&
         (session.forked || !Dir.glob(File.join(session.dir, "*.json.gz")).empty?)
+    end
+
+    # A session under $RPERF_SESSION_DIR (the rperf command's, as the gem
+    # has it) leaves its forked children's profiles there, not in its own
+    # result: said once, at stop, so that none is lost unseen.
+    def tell_where_children_went(session)
+      return unless session&.forked && session.dir && session.root_pid.nil?
+
+      warn "rperf: this session's forked children write their profiles into #{session.dir} " \
+           "(RPERF_SESSION_DIR); the result of Rperf.stop holds process #{Process.pid} alone"
     end
 
     def merge_children(session, data)

@@ -137,6 +137,32 @@ void rp_sampler_record(rp_thread *t, const rp_charge *charges, int n)
         keep_last_stack(t);
 }
 
+/* The time a recording's clock of `t` holds pending and not yet charged
+ * (waits, CPU off the GVL and GC, each held back until it is worth a
+ * capture), as charges into out[] (room for 4); returns how many. The
+ * thread's end is the last chance to charge it. */
+static int pending_charges(rp_thread *t, rp_rec_id id, rp_charge *out)
+{
+    rp_thread_clock *c = rp_sampler_clock(t, id);
+    bool cpu = rp_recording_get(id)->cfg.mode == RP_MODE_CPU;
+    const struct {
+        int64_t *ns;
+        rp_vm_state state;
+    } pending[] = {
+        {&c->pending_blocked_ns, cpu ? RP_VM_RUNNING : RP_VM_GVL_BLOCKED},
+        {&c->pending_wait_ns, RP_VM_GVL_WAIT},
+        {&c->pending_gc_mark_ns, RP_VM_GC_MARK},
+        {&c->pending_gc_sweep_ns, RP_VM_GC_SWEEP},
+    };
+    int n = 0;
+    for (size_t i = 0; i < sizeof(pending) / sizeof(pending[0]); i++) {
+        if (*pending[i].ns > 0)
+            out[n++] = (rp_charge){pending[i].state, *pending[i].ns, (uint8_t)id};
+        *pending[i].ns = 0;
+    }
+    return n;
+}
+
 void rp_sampler_charge_tail(void)
 {
     rp_thread *t = rp_threads_find(rb_thread_current());
@@ -144,13 +170,16 @@ void rp_sampler_charge_tail(void)
         return; /* never sampled: nowhere to put its time */
     rp_clock_reading now = {.wall_ns = rp_monotonic_ns()};
     for (int i = 0; i < RP_RECORDINGS; i++) {
-        rp_charge charge;
-        if (!atomic_load_explicit(&rp_recording_get((rp_rec_id)i)->accepting, memory_order_relaxed) ||
-            !rp_sampler_charge(t, (rp_rec_id)i, &now, &charge))
+        if (!atomic_load_explicit(&rp_recording_get((rp_rec_id)i)->accepting, memory_order_relaxed))
             continue;
-        count_outcome(&charge, 1, rp_sample_buf_append(t->thread_seq, t->label_set, t->last_frames,
-                                                       t->last_has_lines ? t->last_lines : NULL, t->last_depth,
-                                                       &charge, now.wall_ns));
+        rp_charge charges[5];
+        int n = rp_sampler_charge(t, (rp_rec_id)i, &now, charges);
+        n += pending_charges(t, (rp_rec_id)i, charges + n);
+        for (int k = 0; k < n; k++)
+            count_outcome(&charges[k], 1,
+                          rp_sample_buf_append(t->thread_seq, t->label_set, t->last_frames,
+                                               t->last_has_lines ? t->last_lines : NULL, t->last_depth, &charges[k],
+                                               now.wall_ns));
     }
     t->last_depth = 0; /* charged: its names need not be held */
 }

@@ -58,23 +58,28 @@ static void start_deadlines(deadlines *t, int frequency)
     add_ns(&t->next, t->interval_ns);
 }
 
+/* The widest spread of a tick around its deadline (see jittered). */
+#define JITTER_MAX_NS 500000
+
 /* When the tick at the next deadline fires: at a random point within a
- * quarter of the interval either side of it (the deadlines themselves keep
- * the rate). A program whose cycle is near the interval — a thread that
+ * quarter of the interval either side of it, and at most 250 us (the
+ * deadlines themselves keep the rate; at 5 Hz a tick 50 ms late could
+ * leave a 300 ms program with no sample at all). A program whose cycle is near the interval — a thread that
  * works 0.3 ms and sleeps 0.7 ms — would otherwise meet the ticks at the
  * same point of its cycle for as long as the two stay in step, and Linux
  * keeps them in step: it wakes a sleeping thread (50 us of timer slack)
  * with the ticker's own timer, so every tick found that thread waking,
- * off the GVL, and its work had 200 samples in 3,300 ticks. */
+ * off the GVL, and its work had 200 samples in 3,300 ticks. A spread far
+ * wider than the slack breaks the step at any rate. */
 static struct timespec jittered(deadlines *t)
 {
     t->random ^= t->random << 13;
     t->random ^= t->random >> 7;
     t->random ^= t->random << 17;
-    int64_t span = t->interval_ns / 2;
+    int64_t span = t->interval_ns / 2 < JITTER_MAX_NS ? t->interval_ns / 2 : JITTER_MAX_NS;
     struct timespec at = t->next;
     add_ns(&at, span > 0 ? (int64_t)(t->random % (uint64_t)span) : 0);
-    int64_t back = t->interval_ns / 4;
+    int64_t back = span / 2;
     at.tv_nsec -= back % 1000000000;
     at.tv_sec -= back / 1000000000;
     if (at.tv_nsec < 0) {

@@ -21,6 +21,7 @@
 
 static bool hooked;
 static size_t last_count; /* rb_gc_count() at the last marking end seen */
+static bool marking_seen; /* a GC the hook saw start has not ended its marking */
 static size_t last_major;  /* major GCs then */
 static bool missed_major;
 static VALUE sym_major_gc_count = Qnil;
@@ -92,10 +93,16 @@ static void check_layout(void)
     layout = constants_hold && live_ok && dead_seen ? LAYOUT_HOLDS : LAYOUT_FAILS;
 }
 
-/* GC hook — inside GC, GVL held, at the end of a marking. */
+/* GC hook — inside GC, GVL held, at the start of a GC and at the end of
+ * its marking. */
 static void on_marking_end(rb_event_flag_t event, VALUE data, VALUE self, ID mid, VALUE klass)
 {
-    (void)event, (void)data, (void)self, (void)mid, (void)klass;
+    (void)data, (void)self, (void)mid, (void)klass;
+    if (event == RUBY_INTERNAL_EVENT_GC_START) {
+        marking_seen = true;
+        return;
+    }
+    marking_seen = false;
     if (layout == LAYOUT_UNCHECKED)
         check_layout();
     if (watcher_count < 0)
@@ -133,7 +140,12 @@ void rp_gc_watch_init(void)
      * counts as seen: its marking ends next. */
     last_count = rb_gc_count();
     last_major = rp_gc_watch_majors();
-    rb_add_event_hook(on_marking_end, RUBY_INTERNAL_EVENT_GC_END_MARK, Qnil);
+    rb_add_event_hook(on_marking_end, RUBY_INTERNAL_EVENT_GC_START | RUBY_INTERNAL_EVENT_GC_END_MARK, Qnil);
+}
+
+bool rp_gc_watch_missed_now(void)
+{
+    return hooked && rb_gc_count() - last_count > (marking_seen ? 1u : 0u);
 }
 
 void rp_gc_watch_at_marking_end(rp_gc_watcher *fn)

@@ -52,6 +52,12 @@ void rp_gc_watch_at_marking_end(rp_gc_watcher *fn);
  * those unseen (else only minor ones, which free no old object). */
 bool rp_gc_watch_missed_major(void);
 
+/* GVL held, outside GC: whether a GC ran unseen since the last marking
+ * end the hook saw (another Ractor's thread ran it, on Ruby 3.4): until
+ * the next marking end tells the watchers (RP_MARKS_MISSED), any object
+ * seen alive before may have been freed. */
+bool rp_gc_watch_missed_now(void);
+
 /* Ruby's count of major GCs now (GC.stat's major_gc_count): outside GC
  * and inside an allocation too (its symbol is made at init). */
 size_t rp_gc_watch_majors(void);

@@ -1,5 +1,5 @@
 # CPU where it was spent: a thread that works in bursts of about 0.3 ms
-# between waits of about 0.7 ms (bursts.rb: a sleep, a pipe read, a
+# between waits of about 0.7 ms (tests/bench/bursts.rb: a sleep, a pipe read, a
 # Thread::Queue#pop, IO.select) — shorter than a tick at 1 kHz, far
 # shorter at 100 Hz. Most ticks come while the thread waits; before, the
 # thread served them when it had the GVL back, on the stack of its wait,
@@ -16,7 +16,7 @@
 
 run() { # KIND MODE HZ ITERATIONS
     local kind=$1 mode=$2 hz=$3 iterations=$4 dir="$WORK/$1-$2-$3"
-    RPERF_MODE=$mode RPERF_FREQUENCY=$hz profiled "$dir" "$RUBY" "$RPERF_TEST_SRC/tests/e2e/bursts.rb" \
+    RPERF_MODE=$mode RPERF_FREQUENCY=$hz profiled "$dir" "$RUBY" "$RPERF_TEST_SRC/tests/bench/bursts.rb" \
         "$kind" "$iterations" >truth.txt || fail "$kind, $mode, $hz Hz: exit status $?"
     local f truth got bound err
     f=$(only_profile "$dir")

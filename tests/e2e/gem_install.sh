@@ -16,11 +16,16 @@ bundle="$(dirname "$RUBY")/bundle"
 # (in the checkout, as a developer types it: RubyGems 4 has no -C)
 (cd "$RPERF_TEST_SRC" && "$gem" build rperf-agent.gemspec --output "$WORK/rperf-agent.gem") >build.log 2>&1 ||
     fail "gem build: $(tail -n 5 build.log)"
-# nothing of the machine's gem settings: an empty GEM_HOME, no ~/.gemrc
-export GEM_HOME="$WORK/home" GEM_PATH="$WORK/home" HOME="$WORK"
+# nothing of the machine's gem settings: an empty GEM_HOME, no ~/.gemrc;
+# a GEM_HOME whose name the shell and make would both read (the Makefile
+# extconf.rb writes quotes its paths for each: neither file is made)
+home="$WORK/gem home \$x \$(touch made_by_shell) \$(shell touch made_by_make)"
+export GEM_HOME="$home" GEM_PATH="$home" HOME="$WORK"
 unset BUNDLE_GEMFILE BUNDLE_PATH RUBYOPT RUBYLIB
 "$gem" install --no-document --local "$WORK/rperf-agent.gem" >install.log 2>&1 ||
     fail "gem install: $(tail -n 15 install.log)"
+made=$(find "$WORK" -name 'made_by_*')
+[ -z "$made" ] || fail "gem install ran what its install path says: $made"
 export PATH="$GEM_HOME/bin:$(dirname "$RUBY"):$PATH"
 [ "$(command -v rperf)" = "$GEM_HOME/bin/rperf" ] || fail "rperf on PATH is $(command -v rperf), not the gem's"
 note "installed: $(grep -m1 'Successfully installed' install.log)"
@@ -34,10 +39,14 @@ first=$(awk '/Flat:/ { f = 1; next } f && NF { print; exit }' top.txt)
 rperf-analyze stat p.json.gz >stat.txt || fail "rperf-analyze stat"
 note "rperf report --top: $(echo "$first" | tr -s ' ')"
 
-# the agent by hand, where the gem put it
-agent=$(rperf preload-path) || fail "rperf preload-path"
+# the agent by hand, where the gem put it: a path with spaces, which
+# LD_PRELOAD cannot hold (rperf record links it from a private directory;
+# preload-path says to link it), preloaded through a link
+agent=$(rperf preload-path 2>preload.err) || fail "rperf preload-path"
 [[ $agent == "$GEM_HOME/gems/rperf-agent-"*"/librperf-agent.so" ]] || fail "rperf preload-path: $agent"
-LD_PRELOAD="$agent" RPERF_SESSION_DIR="$WORK/by-hand" RPERF_QUIET=1 ruby -e 'require "rperf"; exit(Rperf.running? ? 0 : 3)' ||
+grep -q "LD_PRELOAD splits paths at spaces and colons" preload.err || fail "rperf preload-path said nothing of the spaces"
+ln -s "$agent" "$WORK/agent.so"
+LD_PRELOAD="$WORK/agent.so" RPERF_SESSION_DIR="$WORK/by-hand" RPERF_QUIET=1 ruby -e 'require "rperf"; exit(Rperf.running? ? 0 : 3)' ||
     fail "preloaded by hand, Rperf.running? is false"
 ls by-hand/*.json.gz >/dev/null 2>&1 || fail "preloaded by hand: no profile in by-hand/"
 
@@ -66,7 +75,7 @@ def handle = 20_000.times { }
 File.write("ready", "")
 loop { handle; sleep 0.001 }
 RUBY
-LD_PRELOAD="$agent" RPERF_ENABLED=0 RPERF_SESSION_DIR="$WORK/dormant" ruby server.rb &
+LD_PRELOAD="$WORK/agent.so" RPERF_ENABLED=0 RPERF_SESSION_DIR="$WORK/dormant" ruby server.rb &
 server=$!
 for _ in $(seq 100); do [ -e ready ] && break; sleep 0.1; done
 [ -e ready ] || fail "the dormant server did not start"

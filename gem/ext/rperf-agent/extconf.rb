@@ -62,15 +62,22 @@ MANDIR = (File.join(Gem.bindir(File.dirname(gems_dir)), "..", "share", "man", "m
 setup = ["meson", "setup", BUILD, SOURCE, "--prefix=#{PREFIX}", "--libdir=lib", "--bindir=bin",
          "--mandir=share/man", "--buildtype=release", "-Dtests=false", "-Druby=#{ruby}"]
 setup << "--reconfigure" if File.exist?(File.join(BUILD, "build.ninja"))
+
+# A command line of the Makefile: quoted for the shell, then for make,
+# which expands every "$" of a recipe before the shell sees it (a path
+# holding "$x" or "$(shell ...)" would be changed, or run).
+def recipe(*words) = Shellwords.join(words).gsub("$", "$$")
+
+man_copy = MANDIR && "-mkdir -p #{recipe(MANDIR)} && cp #{recipe(PREFIX)}/share/man/man1/*.1 #{recipe(MANDIR)}/"
 File.write("Makefile", <<~MAKE)
   # Written by extconf.rb (rperf-agent): the project built with Meson.
   all:
-  \t#{Shellwords.join(setup)}
-  \tninja -C #{Shellwords.escape(BUILD)}
+  \t#{recipe(*setup)}
+  \t#{recipe("ninja", "-C", BUILD)}
   install: all
-  \tmeson install -C #{Shellwords.escape(BUILD)} --no-rebuild --quiet
-  #{MANDIR ? "\t-mkdir -p #{Shellwords.escape(MANDIR)} && cp #{Shellwords.escape(PREFIX)}/share/man/man1/*.1 #{Shellwords.escape(MANDIR)}/" : ""}
+  \t#{recipe("meson", "install", "-C", BUILD, "--no-rebuild", "--quiet")}
+  #{man_copy ? "\t#{man_copy}" : ""}
   clean:
-  \trm -rf #{Shellwords.escape(BUILD)}
+  \t#{recipe("rm", "-rf", BUILD)}
   .PHONY: all install clean
 MAKE

@@ -97,6 +97,13 @@
 #                                   cycles); then what a dormant preloaded agent
 #                                   (RPERF_ENABLED=0) costs on the overhead
 #                                   workloads (7 paired runs)
+#   scripts/bench bursts [RUNS]     a thread working in bursts shorter than a
+#                                   tick between waits (sleep, pipe, queue,
+#                                   select), at 1000 Hz: each profiler's error
+#                                   on the bursting method against the
+#                                   program's own clock — this agent, the
+#                                   rperf gem 0.9.0, stackprof, vernier; rounds
+#                                   interleaved, median and worst (default 5)
 #   scripts/bench peers [RUNS]      run time beside the peers in one run:
 #                                   this agent (cpu, 1000 Hz), the rperf gem
 #                                   0.9.0's Rperf.start, stackprof (cpu) and
@@ -127,7 +134,7 @@ module Bench
   # Registers a subcommand: the block gets its arguments (strings).
   def self.command(name, &run) = COMMANDS[name] = run
 
-  ALL = %w[overhead startup sample lines api analyzer alloc attach accuracy].freeze
+  ALL = %w[overhead startup sample lines api analyzer alloc attach accuracy bursts].freeze
 end
 
 require_relative "context"
