@@ -259,7 +259,8 @@ module Rperf
     def _restart_in_child
       parent = @session
       @session = nil
-      return unless _session_forked? && parent&.dir && File.directory?(parent.dir)
+      return unless _session_forked? && parent&.dir
+      return unless parent.root_pid.nil? ? preset_dir_ready?(parent.dir) : File.directory?(parent.dir)
 
       start(**parent.options, inherit: false)
       become_member(parent.dir, parent.root_pid)
@@ -320,7 +321,7 @@ module Rperf
     def follow_children(inherit, defer)
       preset = ENV["RPERF_SESSION_DIR"]
       install_fork_hook
-      if preset && !agent_session_dir?(preset) && preset_dir_ready?(preset)
+      if preset && !agent_session_dir?(preset)
         @session.dir = preset
         return
       end
@@ -335,17 +336,19 @@ module Rperf
       follow_spawned(dir) if inherit == true
     end
 
-    # $RPERF_SESSION_DIR, made when it is missing (the children's profiles
-    # go there): without it they would write nothing, and their data would
-    # be lost without a word. When it cannot be made, the session gathers
-    # its children in a directory of its own, and says so.
+    # $RPERF_SESSION_DIR of a forked child, made when it is missing (by the
+    # first child: nothing is made before a child has something to write):
+    # without it the child wrote nothing, and its data was lost without a
+    # word. When it cannot be made, the child says so.
     def preset_dir_ready?(dir)
+      return true if File.directory?(dir)
+
       require "fileutils"
       FileUtils.mkdir_p(dir, mode: 0o700)
       true
     rescue SystemCallError => e
-      warn "rperf: RPERF_SESSION_DIR=#{dir} cannot be made (#{e.message}); this session's forked children " \
-           "are gathered into its result instead"
+      warn "rperf: RPERF_SESSION_DIR=#{dir} cannot be made (#{e.message}): the profile of process #{Process.pid} " \
+           "(forked from a session) is not written"
       false
     end
 

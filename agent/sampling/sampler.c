@@ -101,12 +101,9 @@ static void count_outcome(const rp_charge *charges, int n, rp_capture_result res
     }
 }
 
-/* The stack just captured on thread `t`, kept for its end. */
-static void keep_last_stack(rp_thread *t)
+/* Whether `t` has room for its last stack (allocated at its first). */
+static bool last_stack_room(rp_thread *t)
 {
-    const uint32_t *frames;
-    const int *lines;
-    uint32_t depth = rp_sample_buf_last_capture(&frames, &lines);
     if (!t->last_frames) {
         t->last_frames = malloc(RP_STACK_MAX * sizeof(*t->last_frames));
         t->last_lines = malloc(RP_STACK_MAX * sizeof(*t->last_lines));
@@ -115,9 +112,20 @@ static void keep_last_stack(rp_thread *t)
             free(t->last_lines);
             t->last_frames = NULL;
             t->last_lines = NULL;
-            return;
+            return false;
         }
     }
+    return true;
+}
+
+/* The stack just captured on thread `t`, kept for its end. */
+static void keep_last_stack(rp_thread *t)
+{
+    const uint32_t *frames;
+    const int *lines;
+    uint32_t depth = rp_sample_buf_last_capture(&frames, &lines);
+    if (!last_stack_room(t))
+        return;
     memcpy(t->last_frames, frames, depth * sizeof(*frames));
     if (lines)
         memcpy(t->last_lines, lines, depth * sizeof(*lines));
@@ -408,7 +416,25 @@ static bool cpu_period_passed(rp_thread *t, rp_rec_id id, rp_clock_reading *now,
  * server's thread pool — had its work charged to its waits. */
 static bool tick_found_running(const rp_thread *t)
 {
-    return t->resumed_ns <= atomic_load_explicit(&last_tick_ns, memory_order_acquire);
+    return t->resumed_ns <= atomic_load_explicit(&last_tick_ns, memory_order_acquire) ||
+           !t->sampled; /* its first sample, wherever: else a thread that
+                         * no tick found running would end with no stack
+                         * to take its time (four threads sharing the GVL
+                         * at 10 Hz lost one of them whole) */
+}
+
+/* A thread no sample has left a stack for yet keeps the one it is on,
+ * charged nothing: when it ends, its time has somewhere to go
+ * (rp_sampler_charge_tail) even if no tick found it running — a thread
+ * of 250 ms at 10 Hz whose two ticks came while the OS had it off the
+ * CPU lost all its time before. */
+static void remember_stack(rp_thread *t)
+{
+    if (t->sampled || t->last_depth > 0 || !last_stack_room(t))
+        return;
+    int depth = rp_frame_capture(0, RP_STACK_MAX, t->last_frames, NULL);
+    t->last_depth = depth > 0 ? (uint32_t)depth : 0;
+    t->last_has_lines = false;
 }
 
 /* Records the job's charges, leaving out the frames a C method's
@@ -461,8 +487,12 @@ static void sample_job(void *unused)
         r->stats.sampling_count++;
         took[i] = true;
     }
-    if (n > 0)
+    if (n > 0) {
         record_tick(t, charges, n, first.pushed);
+        t->sampled = true;
+    } else if (t) {
+        remember_stack(t);
+    }
     if (after_round)
         after_round(now.wall_ns);
     if (t) {

@@ -109,6 +109,7 @@ rp_thread *rp_threads_current(bool *is_new)
     t->ready_ns = 0;
     t->resumed_ns = 0;
     t->cpu_seen_ns = t->cpu_seen_at_ns = t->suspended_cpu_ns = 0;
+    t->sampled = false;
     t->thread_seq = next_thread_seq++;
     t->generation = generation;
     t->thread = thread;

@@ -41,6 +41,7 @@ typedef struct rp_thread {
      * read then, or at most the last reading plus the wall time since
      * (gvl_gc.c). */
     int64_t cpu_seen_ns, cpu_seen_at_ns, suspended_cpu_ns;
+    bool sampled;         /* a tick has taken a sample of it (sampler.c) */
     uint32_t thread_seq;  /* 1-based, in the order first seen */
     uint32_t generation;  /* profile generation the record belongs to */
     uint32_t seen_epoch;  /* the newest clock epoch when it was first seen (sampler.h) */

@@ -1,7 +1,7 @@
 # tests/bench/bursts_peer.rb — the bursts workload (bursts.rb) under a
 # profiler, for scripts/bench bursts: prints "WORK_NS TOTAL_NS GOT GOT_TOTAL",
-# the time the program measured inside Object#work and in all (process
-# CPU time in cpu mode, elapsed time in wall mode) while profiled, and
+# the time the program measured inside Object#work and in all (its own
+# threads' CPU time in cpu mode, elapsed time in wall mode), and
 # what the profiler gave the stacks holding Object#work and in all, in
 # its own unit: each profiler's share of Object#work is set against the
 # truth's (stackprof takes fewer samples than asked, so its times are
@@ -14,15 +14,15 @@
 require "stringio"
 profiler, mode, hz, *workload = ARGV
 interval_us = 1_000_000 / Integer(hz)
-clock = mode == "cpu" ? Process::CLOCK_PROCESS_CPUTIME_ID : Process::CLOCK_MONOTONIC
+ENV["RPERF_MODE"] = mode # bursts.rb's clock
 truth = +""
-total = 0
+elapsed = 0
 run = lambda do
   ARGV.replace(workload)
   $stdout = StringIO.new(truth)
-  t = Process.clock_gettime(clock, :nanosecond)
+  t = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
   load File.join(__dir__, "bursts.rb")
-  total = Process.clock_gettime(clock, :nanosecond) - t
+  elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond) - t
 ensure
   $stdout = STDOUT
 end
@@ -47,4 +47,5 @@ got, got_total =
   else
     abort "bursts_peer.rb: unknown profiler #{profiler}"
   end
-puts "#{Integer(truth)} #{total} #{got} #{got_total}"
+work, threads_cpu = truth.split.map { Integer(_1) }
+puts "#{work} #{mode == "cpu" ? threads_cpu : elapsed} #{got} #{got_total}"

@@ -8,7 +8,7 @@
 # (counted as not followed: the profile and stat say so) before anything
 # is read. The program (the main Ractor makes 100,000 strings and drops
 # them; two Ractors allocate and call GC.start) runs 20 times at
-# RPERF_ALLOC=1 and 20 times at 100, and 5 times in a dormant agent with
+# RPERF_ALLOC=1 and 10 times at 100, and 3 times in a dormant agent with
 # Rperf.start(alloc: 1) and a snapshot: every run ends normally, prints
 # its output and writes its profile.
 . "$(dirname "$0")/lib.sh"
@@ -40,7 +40,7 @@ RUBY
 
 unfollowed=0
 for rate in 1 100; do
-    for run in $(seq 20); do
+    for run in $(seq 10); do
         dir="$WORK/s-$rate-$run"
         out=$(RPERF_ALLOC=$rate profiled "$dir" "$RUBY" ractor_alloc.rb 2>err.txt) ||
             fail "RPERF_ALLOC=$rate, run $run: exit status $?: $(grep -m1 -E 'BUG|Error' err.txt)"
@@ -50,10 +50,10 @@ for rate in 1 100; do
         unfollowed=$((unfollowed + $(check field "$f" alloc_unfollowed)))
     done
 done
-note "40 runs with RPERF_ALLOC=1 and 100: each ended normally and wrote its profile; $unfollowed sampled objects not followed in all"
-for run in $(seq 5); do
+note "20 runs with RPERF_ALLOC=1 and 100: each ended normally and wrote its profile; $unfollowed sampled objects not followed in all"
+for run in $(seq 3); do
     out=$(RPERF_ENABLED=0 profiled "$WORK/api-$run" "$RUBY" ractor_alloc_api.rb 2>err.txt) || fail "Rperf.start(alloc: 1), run $run: exit status $?: $(grep -m1 -E 'BUG|Error' err.txt)"
     [ "$out" = "done
 api done" ] || fail "Rperf.start(alloc: 1), run $run: output '$out'"
 done
-note "5 runs of Rperf.start(alloc: 1) with a snapshot in a dormant agent: each ended normally"
+note "3 runs of Rperf.start(alloc: 1) with a snapshot in a dormant agent: each ended normally"

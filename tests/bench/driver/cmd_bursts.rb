@@ -43,7 +43,7 @@ module Bench
         A thread working in bursts shorter than a tick between waits, at 1000 Hz,
         #{runs} interleaved rounds of #{ITERATIONS} bursts: the error of each profiler's share of
         Object#work against the share the program measured (its thread CPU time
-        of the process's in cpu mode, its wall time of the elapsed in wall mode),
+        of its threads' in cpu mode, its wall time of the elapsed in wall mode),
         median and worst of the rounds. this agent: dormant, Rperf.start; rperf gem
         0.9.0: Rperf.start; stackprof 0.2.28; vernier 1.12.0 (wall mode only).
       TEXT
