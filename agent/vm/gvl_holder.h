@@ -1,9 +1,10 @@
 /*
  * agent/vm/gvl_holder.h — getting each tick to the thread that is running.
  *
- * Owns: knowing which Ruby thread of the main Ractor holds the GVL, and
+ * Owns: knowing which Ruby thread of the main Ractor holds the GVL,
  * setting the postponed-job interrupt on that thread's execution context
- * when the timer ticks.
+ * when the timer ticks, and where the first tick since the sampling job
+ * last ran found it (its context and current control frame).
  *
  * Why: rb_postponed_job_trigger, called from a thread that is not Ruby's
  * (the worker), interrupts the Ractor's `running_ec`. Ruby 3.4 sets that
