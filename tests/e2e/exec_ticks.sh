@@ -4,7 +4,7 @@
 # issue 5101). This agent sends no signal to the program's threads (its
 # ticker thread sets Ruby's postponed-job interrupt), so a child has
 # nothing pending to die of; this test keeps it so. Both modes at
-# 10 kHz, a busy thread beside (ticks keep coming), 500 each of
+# 10 kHz, a busy thread beside (ticks keep coming), 300 each of
 # fork+exec, system, spawn and IO.popen of /bin/true (10-19 ms each
 # here): no child ends by a signal, every one exits 0.
 . "$(dirname "$0")/lib.sh"
@@ -27,8 +27,8 @@ puts bad.empty? ? "ok" : bad.inspect
 RUBY
 
 for mode in cpu wall; do
-    out=$(RPERF_MODE=$mode RPERF_FREQUENCY=10000 profiled "$WORK/$mode" timeout 300 "$RUBY" children.rb 500) ||
+    out=$(RPERF_MODE=$mode RPERF_FREQUENCY=10000 profiled "$WORK/$mode" timeout 300 "$RUBY" children.rb 300) ||
         fail "$mode: exit status $?: $out"
     [ "$out" = ok ] || fail "$mode at 10 kHz: children ended badly: $out"
-    note "$mode at 10 kHz: 2,000 children (fork+exec, system, spawn, IO.popen of /bin/true), every one exited 0"
+    note "$mode at 10 kHz: 1,200 children (fork+exec, system, spawn, IO.popen of /bin/true), every one exited 0"
 done

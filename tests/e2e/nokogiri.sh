@@ -1,5 +1,5 @@
 # C-extension time on the C method, with a real C extension from
-# RubyGems: Nokogiri (tests/gems.txt) parses a 2 MB HTML document and
+# RubyGems: Nokogiri (tests/gems.txt) parses a 1.2 MB HTML document and
 # runs CSS queries over it. Its C methods hold the GVL and run no
 # safepoint, then call back into Ruby (Document#initialize when a parse
 # is done, Document#decorate for the nodes a query found): the ticks that
@@ -18,7 +18,7 @@ cat >noko.rb <<'RUBY'
 require "nokogiri"
 clock = ENV.fetch("RPERF_MODE") == "wall" ? Process::CLOCK_MONOTONIC : Process::CLOCK_THREAD_CPUTIME_ID
 html = +"<html><body>"
-20_000.times { |i| html << %(<div class="row r#{i % 7}"><p id="p#{i}">item <b>#{i}</b> <a href="/x/#{i}">link</a></p></div>) }
+12_000.times { |i| html << %(<div class="row r#{i % 7}"><p id="p#{i}">item <b>#{i}</b> <a href="/x/#{i}">link</a></p></div>) }
 html << "</body></html>"
 def timed(clock) = (t = Process.clock_gettime(clock, :nanosecond); yield; Process.clock_gettime(clock, :nanosecond) - t)
 parse = query = 0

@@ -7,7 +7,7 @@
 # run unseen since the last one the hooks saw drops what is followed
 # (counted as not followed: the profile and stat say so) before anything
 # is read. The program (the main Ractor makes 100,000 strings and drops
-# them; two Ractors allocate and call GC.start) runs 20 times at
+# them; two Ractors allocate and call GC.start) runs 10 times at
 # RPERF_ALLOC=1 and 10 times at 100, and 3 times in a dormant agent with
 # Rperf.start(alloc: 1) and a snapshot: every run ends normally, prints
 # its output and writes its profile.
