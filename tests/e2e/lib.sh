@@ -207,11 +207,15 @@ at_least() {
 # error; a program's regular cycle spreads the samples more evenly than
 # chance, and runs vary less than this): 2% for p = 0.9 and 300 samples,
 # 5% with 30 samples (100 Hz for a few seconds).
+# A third argument, THREADS, is how many threads share the samples: each
+# sample then weighs the time of several of a thread's turns, and the
+# error grows as the square root of that spread (sqrt(THREADS / 2) more
+# for 4 threads or more).
 sampling_bound() {
     local running samples
     running=$(check running "$1")
     samples=$(check field "$1" sampling_count)
-    awk -v t="$2" -v r="$running" -v n="$samples" 'BEGIN {
-        p = t / r; if (p > 1) p = 1; if (n < 1) n = 1
-        b = 300 * sqrt((1 - p) / (p * n)); if (b < 5) b = 5; printf "%.1f", b }'
+    awk -v t="$2" -v r="$running" -v n="$samples" -v k="${3:-1}" 'BEGIN {
+        p = t / r; if (p > 1) p = 1; if (n < 1) n = 1; f = k >= 4 ? sqrt(k / 2) : 1
+        b = 300 * f * sqrt((1 - p) / (p * n)); if (b < 5) b = 5; printf "%.1f", b }'
 }

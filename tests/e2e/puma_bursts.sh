@@ -6,8 +6,12 @@
 # (IO#wait_readable, Thread::Queue#pop): 52-77% of it seen with wrk. In
 # cpu mode at 1 kHz, Burst#work's time in the profile is within 5% of the
 # thread CPU time the app measured around every call (GET /truth), or
-# the run's sampling error where that is more (sampling_bound, lib.sh:
-# about 5% for 12,000 requests; 97.4-104.1% seen in five runs of 8,000).
+# the run's sampling error where that is more (sampling_bound, lib.sh, for
+# four threads: about 7% for 12,000 requests; 99.0-102.9% seen in five
+# runs, 93.2% once with a Ruby build beside it). (A client that opens a
+# connection a request shows what stays out of reach: the CPU of waits
+# shorter than 0.25 ms goes with the running time, and Burst#work had
+# 109-112% there, docs/accuracy.md; the agent before had 2%.)
 . "$(dirname "$0")/lib.sh"
 use_test_gems puma
 at_exit 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true'
@@ -28,7 +32,7 @@ terminate "$server" 20 puma
 f=$(only_profile "$WORK/session")
 got=$(check weight "$f" Burst#work)
 pct=$(awk -v g="$got" -v t="$truth" 'BEGIN { printf "%.1f", g * 100 / t }')
-bound=$(sampling_bound "$f" "$truth")
+bound=$(sampling_bound "$f" "$truth" 4)
 note "Burst#work: $((got / 1000000)) ms in the profile, $((truth / 1000000)) ms measured by the app ($pct%," \
     "within $bound% asked); the profile's total $(($(check total "$f") / 1000000)) ms, $(check field "$f" sampling_count) samples"
 awk -v p="$pct" -v b="$bound" 'BEGIN { exit !(p >= 100 - b && p <= 100 + b) }' ||
