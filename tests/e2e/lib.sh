@@ -219,3 +219,15 @@ sampling_bound() {
         p = t / r; if (p > 1) p = 1; if (n < 1) n = 1; f = k >= 4 ? sqrt(k / 2) : 1
         b = 300 * f * sqrt((1 - p) / (p * n)); if (b < 5) b = 5; printf "%.1f", b }'
 }
+
+# record_hot_method FILE SECONDS: `rperf record` (RPERF_TEST_RPERF) of a
+# program whose Object#hot_method burns SECONDS of CPU, into FILE.
+record_hot_method() {
+    cat >app.rb <<RUBY
+require "cpu_burn"
+def hot_method = burn_cpu($2)
+hot_method
+RUBY
+    RPERF_AGENT=$RPERF_TEST_AGENT "$RPERF_TEST_RPERF" record -o "$1" "$RUBY" app.rb 2>record.err ||
+        fail "record: $(cat record.err)"
+}

@@ -10,12 +10,7 @@ RPERF="$RPERF_TEST_RPERF"
 export TMPDIR="$WORK/tmp"
 mkdir "$TMPDIR"
 
-cat >app.rb <<'RUBY'
-require "cpu_burn"
-def hot_method = burn_cpu(0.1)
-hot_method
-RUBY
-RPERF_AGENT=$RPERF_TEST_AGENT "$RPERF" record -o p.json.gz "$RUBY" app.rb 2>record.err || fail "record: $(cat record.err)"
+record_hot_method p.json.gz 0.1
 
 port=$(free_port)
 "$RPERF" report --port "$port" p.json.gz 2>serve.err &

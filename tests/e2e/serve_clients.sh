@@ -14,12 +14,7 @@ export TMPDIR="$WORK/tmp"
 mkdir "$TMPDIR"
 at_exit 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true'
 
-cat >app.rb <<'RUBY'
-require "cpu_burn"
-def hot_method = burn_cpu(0.05)
-hot_method
-RUBY
-RPERF_AGENT=$RPERF_TEST_AGENT "$RPERF" record -o p.json.gz "$RUBY" app.rb 2>record.err || fail "record: $(cat record.err)"
+record_hot_method p.json.gz 0.05
 # a directory of snapshots: 33 copies, 1,056 ordered pairs to diff
 mkdir snaps
 for i in $(seq -w 1 33); do cp p.json.gz "snaps/rperf-abc12$i-20261206T1200$i.json.gz"; done
