@@ -62,13 +62,18 @@ done
 for host in attacker.example "attacker.example:$port" "localhost.attacker.example" "127.0.0.1.nip.io"; do
     [ "$(status -H "Host: $host" "$base/snapshots")" = 403 ] || fail "Host: $host was answered: $(status -H "Host: $host" "$base/snapshots")"
 done
+# malformed: no Host at all (HTTP/1.0 style) 400; an unclosed IPv6
+# literal and a 300-character name 403
+raw() { "$RUBY" -rsocket -e 's = TCPSocket.new("127.0.0.1", Integer(ARGV[0])); s.write(ARGV[1].gsub("|", "\r\n") + "\r\n\r\n"); print s.read.to_s[/\A\S+ (\d+)/, 1]' "$port" "$1"; }
+[ "$(raw 'GET /snapshots HTTP/1.0')" = 400 ] || fail "a request without Host: $(raw 'GET /snapshots HTTP/1.0')"
+[ "$(raw "GET /snapshots HTTP/1.1|Host: [::1")" = 403 ] || fail "Host: [::1 was answered"
+[ "$(raw "GET /snapshots HTTP/1.1|Host: $(printf 'a%.0s' $(seq 300))")" = 403 ] || fail "a 300-character Host was answered"
 curl -s -D head.txt -o /dev/null "$base/snapshots"
 ! grep -qi '^access-control-allow' head.txt || fail "a cross-origin read is allowed: $(cat head.txt)"
 note "Host: the loopback's names answered, attacker.example and others 403; no Access-Control-Allow header"
 
 # the diff pages: every ordered pair of the 33 snapshots asked once, the
 # pages kept stay within the bound (32 pages)
-pages=$(find "$TMPDIR" -type d -name 'tmp.*' | head -n 1)
 asked=0
 for a in $(seq 0 32); do
     for b in $(seq 0 32); do
